@@ -1,0 +1,28 @@
+// Blender's bone frame: the rest orientation of a bone from its direction and roll
+// (docs/mpfb-behaviour.md §4.1). Computed in double precision.
+#pragma once
+
+#include <Eigen/Core>
+
+namespace rigfit {
+
+/// Blender's zero-roll frame for a unit direction n: the minimal rotation taking +Y to n, with
+/// Blender's special case for n close to -Y. Columns: X0, Y0 = n, Z0.
+Eigen::Matrix3d zeroRollFrame(const Eigen::Vector3d& n);
+
+/// The bone frame with roll r: the zero-roll frame rotated by r about n (right-handed), so
+/// X = X0 cos r - Z0 sin r, Z = Z0 cos r + X0 sin r away from the -Y singularity.
+Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll);
+
+/// The bone rest matrix in armature space: columns X, Y, Z of boneFrame(normalize(tail-head), roll),
+/// translation = head. A zero-length bone uses +Y as its direction.
+Eigen::Matrix4d boneMatrix(const Eigen::Vector3d& head, const Eigen::Vector3d& tail, double roll);
+
+/// The roll that points the bone's Z axis along `z` (projected onto the plane normal to n):
+/// atan2(z.X0, z.Z0), in (-pi, pi].
+double rollFromZAxis(const Eigen::Vector3d& n, const Eigen::Vector3d& z);
+
+/// The roll of an orthonormal bone frame (columns X, Y, Z) relative to its zero-roll frame.
+double rollFromFrame(const Eigen::Matrix3d& frame);
+
+}  // namespace rigfit

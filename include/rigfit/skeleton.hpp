@@ -1,0 +1,34 @@
+// Skeleton: the immutable, evaluation-side result of fitting a rig to a body. Bones are in
+// parents-first (depth-first) order; every bone has its rest matrix in armature space.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "rigfit/rig.hpp"
+
+namespace rigfit {
+
+inline constexpr int kNoParent = -1;
+
+struct Skeleton {
+  std::vector<std::string> names;
+  std::vector<int> parents;              ///< kNoParent for roots; parents[i] < i
+  std::vector<Eigen::Vector3d> heads;    ///< armature space (rig frame), metres
+  std::vector<Eigen::Vector3d> tails;
+  std::vector<double> rolls;             ///< Blender edit-bone roll, radians
+  std::vector<double> lengths;
+  std::vector<Eigen::Matrix4d> rest;     ///< Blender's matrix_local: columns X, Y (bone axis), Z, head
+  std::vector<std::uint32_t> source;     ///< index of the bone in RigDefinition::bones
+  std::vector<std::uint8_t> connected;   ///< use_connect as applied
+
+  std::size_t size() const { return names.size(); }
+  /// Index of a bone by name, or -1.
+  int find(std::string_view name) const;
+};
+
+}  // namespace rigfit

@@ -1,0 +1,68 @@
+#include "core/file_io.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rigfit/file_io.hpp"
+
+namespace rigfit {
+
+Expected<std::string> readFile(const std::string& path, std::size_t padding) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return makeError(ErrorCode::kIo, path + ": cannot open: " + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return makeError(ErrorCode::kIo, path + ": not a regular file");
+  }
+  std::string out;
+  const auto size = static_cast<std::size_t>(st.st_size);
+  out.reserve(size + padding);
+  out.resize(size);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(fd, out.data() + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return makeError(ErrorCode::kIo, path + ": read failed at byte " + std::to_string(done));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  return out;
+}
+
+Status writeFileAtomic(const std::string& path, std::string_view bytes) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ("." + target.filename().string() + ".rigfit-XXXXXX")).string();
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return makeError(ErrorCode::kIo, path + ": cannot create a temporary file: " + std::strerror(errno));
+  std::size_t done = 0;
+  bool ok = true;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) { ok = false; break; }
+    done += static_cast<std::size_t>(n);
+  }
+  const int saved = errno;
+  if (ok && ::fchmod(fd, 0644) != 0) ok = false;
+  if (::close(fd) != 0) ok = false;
+  if (ok && std::rename(tmpl.c_str(), path.c_str()) != 0) ok = false;
+  if (!ok) {
+    ::unlink(tmpl.c_str());
+    return makeError(ErrorCode::kIo, path + ": write failed: " + std::strerror(saved ? saved : errno));
+  }
+  return {};
+}
+
+}  // namespace rigfit

@@ -1,0 +1,274 @@
+// JSON parsing: simdjson for speed, then a conversion into rigfit's ordered Json. On a syntax
+// error a small scanner re-reads the text to name the line, column and byte offset.
+#include <algorithm>
+#include <string>
+
+#include <simdjson.h>
+
+#include "core/file_io.hpp"
+#include "rigfit/json.hpp"
+
+namespace rigfit {
+namespace {
+
+struct Location {
+  std::size_t offset = 0;
+  std::string what;
+};
+
+// A strict JSON scanner used only to locate the first syntax error. Iterative (explicit
+// stack) so that hostile nesting cannot overflow the call stack.
+class Locator {
+ public:
+  explicit Locator(std::string_view t) : t_(t) {}
+
+  Location run() {
+    std::vector<char> stack;  // '{' or '['
+    ws();
+    if (p_ >= t_.size()) return fail("empty document");
+    // State machine: expect a value, then after a value: ',' or a closer.
+    bool expect_value = true;
+    for (;;) {
+      ws();
+      if (expect_value) {
+        if (p_ >= t_.size()) return fail("unexpected end of file");
+        const char c = t_[p_];
+        if (c == '{' || c == '[') {
+          if (stack.size() >= 1024) return fail("nesting deeper than 1024");
+          stack.push_back(c);
+          ++p_;
+          ws();
+          if (p_ < t_.size() && t_[p_] == (c == '{' ? '}' : ']')) {
+            ++p_;
+            stack.pop_back();
+            expect_value = false;
+            continue;
+          }
+          if (c == '{') {
+            if (!key()) return err_;
+          }
+          continue;
+        }
+        if (!scalar()) return err_;
+        expect_value = false;
+        continue;
+      }
+      if (stack.empty()) {
+        ws();
+        if (p_ < t_.size()) return fail("unexpected text after the document");
+        return fail("");
+      }
+      if (p_ >= t_.size()) return fail("unexpected end of file");
+      const char c = t_[p_];
+      if (c == ',') {
+        ++p_;
+        ws();
+        if (stack.back() == '{' && !key()) return err_;
+        expect_value = true;
+        continue;
+      }
+      if ((c == '}' && stack.back() == '{') || (c == ']' && stack.back() == '[')) {
+        ++p_;
+        stack.pop_back();
+        continue;
+      }
+      return fail(std::string("expected ',' or '") + (stack.back() == '{' ? '}' : ']') + "'");
+    }
+  }
+
+ private:
+  void ws() {
+    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\n' || t_[p_] == '\r' || t_[p_] == '\t')) ++p_;
+  }
+  Location fail(std::string what) {
+    err_ = Location{p_, std::move(what)};
+    return err_;
+  }
+  bool failed(std::string what) {
+    fail(std::move(what));
+    return false;
+  }
+  bool key() {
+    ws();
+    if (p_ >= t_.size() || t_[p_] != '"') return failed("expected a string key");
+    if (!string()) return false;
+    ws();
+    if (p_ >= t_.size() || t_[p_] != ':') return failed("expected ':'");
+    ++p_;
+    return true;
+  }
+  bool string() {
+    ++p_;
+    while (p_ < t_.size()) {
+      const unsigned char c = static_cast<unsigned char>(t_[p_]);
+      if (c == '"') { ++p_; return true; }
+      if (c < 0x20) return failed("control character in string");
+      if (c == '\\') {
+        ++p_;
+        if (p_ >= t_.size()) break;
+        const char e = t_[p_];
+        if (e == 'u') {
+          for (int k = 1; k <= 4; ++k)
+            if (p_ + static_cast<std::size_t>(k) >= t_.size() || !std::isxdigit(static_cast<unsigned char>(t_[p_ + static_cast<std::size_t>(k)])))
+              return failed("bad \\u escape");
+          p_ += 4;
+        } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
+          return failed("bad escape");
+        }
+      }
+      ++p_;
+    }
+    return failed("unterminated string");
+  }
+  bool literal(std::string_view word) {
+    if (t_.substr(p_, word.size()) != word) return failed("invalid literal");
+    p_ += word.size();
+    return true;
+  }
+  bool scalar() {
+    const char c = t_[p_];
+    if (c == '"') return string();
+    if (c == 't') return literal("true");
+    if (c == 'f') return literal("false");
+    if (c == 'n') return literal("null");
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::size_t start = p_;
+      if (t_[p_] == '-') ++p_;
+      auto digits = [&] {
+        const std::size_t s = p_;
+        while (p_ < t_.size() && t_[p_] >= '0' && t_[p_] <= '9') ++p_;
+        return p_ > s;
+      };
+      if (!digits()) return failed("invalid number");
+      if (t_[start + (t_[start] == '-')] == '0' && p_ - start - (t_[start] == '-') > 1) {
+        p_ = start;
+        return failed("leading zero in number");
+      }
+      if (p_ < t_.size() && t_[p_] == '.') {
+        ++p_;
+        if (!digits()) return failed("invalid number");
+      }
+      if (p_ < t_.size() && (t_[p_] == 'e' || t_[p_] == 'E')) {
+        ++p_;
+        if (p_ < t_.size() && (t_[p_] == '+' || t_[p_] == '-')) ++p_;
+        if (!digits()) return failed("invalid number");
+      }
+      return true;
+    }
+    return failed(std::string("unexpected character '") + c + "'");
+  }
+
+  std::string_view t_;
+  std::size_t p_ = 0;
+  Location err_;
+};
+
+std::string where(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t k = 0; k < offset && k < text.size(); ++k) {
+    if (text[k] == '\n') { ++line; col = 1; } else { ++col; }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col) + " (byte " + std::to_string(offset) + ")";
+}
+
+struct Converter {
+  std::string_view label;
+  Error error;
+  bool failed = false;
+
+  bool fail(const std::string& path, std::string what) {
+    if (!failed) error = makeError(ErrorCode::kSyntax, std::string(label) + ": " + (path.empty() ? "$" : path) + ": " + what);
+    failed = true;
+    return false;
+  }
+
+  // Recursion depth is bounded by simdjson's own depth limit (1024).
+  bool convert(simdjson::dom::element e, Json& out, const std::string* path_base, std::string_view key_or_empty, std::size_t index, bool is_index) {
+    using simdjson::dom::element_type;
+    switch (e.type()) {
+      case element_type::NULL_VALUE: out = Json(); return true;
+      case element_type::BOOL: out = Json(bool(e.get_bool().value_unsafe())); return true;
+      case element_type::INT64: out = Json(std::int64_t(e.get_int64().value_unsafe())); return true;
+      case element_type::UINT64: {
+        const std::uint64_t u = e.get_uint64().value_unsafe();
+        out = Json(static_cast<double>(u));  // beyond int64: kept as a float
+        return true;
+      }
+      case element_type::DOUBLE: out = Json(double(e.get_double().value_unsafe())); return true;
+      case element_type::STRING: out = Json(std::string(e.get_string().value_unsafe())); return true;
+      case element_type::ARRAY: {
+        out = Json::array();
+        simdjson::dom::array a = e.get_array().value_unsafe();
+        out.items().resize(a.size());
+        std::size_t k = 0;
+        for (simdjson::dom::element child : a) {
+          if (!convert(child, out.items()[k], path_base, key_or_empty, k, true)) return false;
+          ++k;
+        }
+        return true;
+      }
+      case element_type::OBJECT: {
+        out = Json::object();
+        simdjson::dom::object o = e.get_object().value_unsafe();
+        auto& members = out.members();
+        members.reserve(o.size());
+        for (simdjson::dom::key_value_pair kv : o) {
+          members.emplace_back(std::string(kv.key), Json());
+          if (!convert(kv.value, members.back().second, path_base, kv.key, 0, false)) return false;
+        }
+        return checkDuplicates(out);
+      }
+    }
+    (void)index;
+    (void)is_index;
+    return true;
+  }
+
+  bool checkDuplicates(const Json& obj) {
+    const auto& m = obj.members();
+    if (m.size() < 2) return true;
+    if (m.size() <= 16) {
+      for (std::size_t a = 0; a < m.size(); ++a)
+        for (std::size_t b = a + 1; b < m.size(); ++b)
+          if (m[a].first == m[b].first) return fail("", "duplicate key \"" + m[a].first + "\"");
+      return true;
+    }
+    std::vector<std::string_view> keys;
+    keys.reserve(m.size());
+    for (const auto& kv : m) keys.push_back(kv.first);
+    std::sort(keys.begin(), keys.end());
+    for (std::size_t k = 1; k < keys.size(); ++k)
+      if (keys[k] == keys[k - 1]) return fail("", "duplicate key \"" + std::string(keys[k]) + "\"");
+    return true;
+  }
+};
+
+Expected<Json> parsePadded(const char* data, std::size_t size, bool padded, std::string_view label) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  const auto err = parser.parse(data, size, !padded).get(root);
+  const std::string_view text(data, size);
+  if (err) {
+    Location loc = Locator(text).run();
+    if (loc.what.empty()) loc.what = simdjson::error_message(err);
+    return makeError(ErrorCode::kSyntax, std::string(label) + ": " + where(text, loc.offset) + ": " + loc.what);
+  }
+  Json out;
+  Converter conv{label, {}, false};
+  if (!conv.convert(root, out, nullptr, {}, 0, false)) return conv.error;
+  return out;
+}
+
+}  // namespace
+
+Expected<Json> parseJson(std::string_view text, std::string_view label) {
+  return parsePadded(text.data(), text.size(), false, label);
+}
+
+Expected<Json> readJsonFile(const std::string& path) {
+  auto bytes = readFile(path, simdjson::SIMDJSON_PADDING);
+  if (!bytes) return bytes.error();
+  return parsePadded(bytes->data(), bytes->size(), true, path);
+}
+
+}  // namespace rigfit

@@ -1,0 +1,136 @@
+#include <algorithm>
+#include <filesystem>
+
+#include "core/file_io.hpp"
+#include "rigfit/data.hpp"
+
+namespace rigfit {
+namespace detail {
+struct EmbeddedFile {
+  std::string_view path;
+  const unsigned char* data;
+  std::size_t size;
+};
+extern const EmbeddedFile kDemoFiles[];
+}  // namespace detail
+
+namespace {
+
+const detail::EmbeddedFile* findEmbedded(std::string_view relative) {
+  for (const detail::EmbeddedFile* f = detail::kDemoFiles; f->data; ++f)
+    if (f->path == relative) return f;
+  return nullptr;
+}
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+DataSource DataSource::folder(std::string path) {
+  DataSource d;
+  d.root_ = path.empty() ? std::string(".") : std::move(path);
+  while (d.root_.size() > 1 && d.root_.back() == '/') d.root_.pop_back();
+  return d;
+}
+
+DataSource DataSource::builtinDemo() { return DataSource(); }
+
+std::string DataSource::describe() const { return isBuiltin() ? "built-in demo" : root_; }
+
+std::string DataSource::label(std::string_view relative) const {
+  return isBuiltin() ? "demo:" + std::string(relative) : root_ + "/" + std::string(relative);
+}
+
+bool DataSource::exists(std::string_view relative) const {
+  if (isBuiltin()) return findEmbedded(relative) != nullptr;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(label(relative), ec);
+}
+
+Expected<std::string> DataSource::read(std::string_view relative) const {
+  if (isBuiltin()) {
+    const detail::EmbeddedFile* f = findEmbedded(relative);
+    if (!f) return makeError(ErrorCode::kIo, label(relative) + ": no such file in the built-in demo");
+    return std::string(reinterpret_cast<const char*>(f->data), f->size);
+  }
+  return readFile(label(relative), 64);
+}
+
+std::vector<std::string> DataSource::list(std::string_view dir, std::string_view prefix, std::string_view suffix) const {
+  std::vector<std::string> out;
+  auto accept = [&](std::string_view name) {
+    return name.substr(0, prefix.size()) == prefix && endsWith(name, suffix) && name.find('/') == std::string_view::npos;
+  };
+  if (isBuiltin()) {
+    const std::string d = std::string(dir) + "/";
+    for (const detail::EmbeddedFile* f = detail::kDemoFiles; f->data; ++f)
+      if (f->path.substr(0, d.size()) == d && accept(f->path.substr(d.size()))) out.emplace_back(f->path.substr(d.size()));
+  } else {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(label(dir), ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_regular_file(ec) && accept(name)) out.push_back(name);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Expected<Mesh> loadBaseMesh(const DataSource& data, const std::string& mesh_path) {
+  if (!mesh_path.empty()) return readObj(mesh_path);
+  auto text = data.read("3dobjs/base.obj");
+  if (!text) return text.error();
+  return parseObj(*text, data.label("3dobjs/base.obj"));
+}
+
+Expected<VertexGroups> loadVertexGroups(const DataSource& data, std::size_t vertex_count) {
+  const char* rel = "mesh_metadata/basemesh_vertex_groups.json";
+  auto text = data.read(rel);
+  if (!text) return text.error();
+  auto json = parseJson(*text, data.label(rel));
+  if (!json) return json.error();
+  return vertexGroupsFromJson(*json, data.label(rel), vertex_count);
+}
+
+Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) {
+  std::error_code ec;
+  if (arg.find('/') != std::string::npos || endsWith(arg, ".json")) {
+    if (std::filesystem::is_regular_file(arg, ec)) {
+      std::string name = std::filesystem::path(arg).filename().string();
+      if (name.substr(0, 4) == "rig.") name = name.substr(4);
+      if (endsWith(name, ".json")) name.resize(name.size() - 5);
+      return RigLocation{false, arg, name};
+    }
+    return makeError(ErrorCode::kIo, arg + ": no such rig file");
+  }
+  if (arg.substr(0, 7) == "rigify.") {
+    const std::string rel = "rigs/rigify/rig." + arg.substr(7) + ".json";
+    if (data.exists(rel)) return RigLocation{true, rel, arg};
+  } else {
+    const std::string std_rel = "rigs/standard/rig." + arg + ".json";
+    if (data.exists(std_rel)) return RigLocation{true, std_rel, arg};
+    const std::string rigify_rel = "rigs/rigify/rig." + arg + ".json";
+    if (data.exists(rigify_rel)) return RigLocation{true, rigify_rel, "rigify." + arg};
+  }
+  std::string known;
+  for (const auto& n : listRigs(data)) known += (known.empty() ? "" : ", ") + n;
+  return makeError(ErrorCode::kIo, data.describe() + ": no rig named \"" + arg + "\" (available: " + known + ")");
+}
+
+Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where) {
+  if (!where.in_source) return readRig(where.path);
+  auto text = data.read(where.path);
+  if (!text) return text.error();
+  return parseRig(*text, data.label(where.path));
+}
+
+std::vector<std::string> listRigs(const DataSource& data) {
+  std::vector<std::string> out;
+  for (const auto& f : data.list("rigs/standard", "rig.", ".json")) out.push_back(f.substr(4, f.size() - 9));
+  for (const auto& f : data.list("rigs/rigify", "rig.", ".json")) out.push_back("rigify." + f.substr(4, f.size() - 9));
+  return out;
+}
+
+}  // namespace rigfit

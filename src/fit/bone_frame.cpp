@@ -1,0 +1,60 @@
+#include "rigfit/bone_frame.hpp"
+
+#include <cmath>
+
+namespace rigfit {
+
+Eigen::Matrix3d zeroRollFrame(const Eigen::Vector3d& n) {
+  const double x = n.x(), y = n.y(), z = n.z();
+  double theta = 1.0 + y;
+  const double q = x * x + z * z;
+  // Blender's thresholds (vec_roll_to_mat3_normalized): away from -Y use the closed form;
+  // near -Y but off the axis, replace 1+y by its series q/2 + q^2/8 to keep precision.
+  constexpr double kThetaMin = 6.1e-3;
+  constexpr double kQMin = 2.5e-4 * 2.5e-4;
+  Eigen::Matrix3d m;
+  if (theta > kThetaMin || q > kQMin) {
+    if (theta <= kThetaMin) theta = q / 2.0 + q * q / 8.0;
+    m.col(0) = Eigen::Vector3d(1.0 - x * x / theta, -x, -x * z / theta);
+    m.col(1) = n;
+    m.col(2) = Eigen::Vector3d(-x * z / theta, -z, 1.0 - z * z / theta);
+  } else {
+    // On the -Y axis: Blender uses the half turn about Z (its Y column is exactly -Y).
+    m.col(0) = Eigen::Vector3d(-1.0, 0.0, 0.0);
+    m.col(1) = Eigen::Vector3d(0.0, -1.0, 0.0);
+    m.col(2) = Eigen::Vector3d(0.0, 0.0, 1.0);
+  }
+  return m;
+}
+
+Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll) {
+  // Blender: rotation by `roll` about n applied to the zero-roll frame. Away from the -Y
+  // singularity that is X0 cos r - Z0 sin r, n, Z0 cos r + X0 sin r; Rodrigues' formula in full
+  // keeps the singular case (where the frame's Y is exactly -Y, not n) identical to Blender.
+  const Eigen::Matrix3d z0 = zeroRollFrame(n);
+  const double c = std::cos(roll), s = std::sin(roll), t = 1.0 - c;
+  Eigen::Matrix3d r;
+  r << t * n.x() * n.x() + c, t * n.x() * n.y() - s * n.z(), t * n.x() * n.z() + s * n.y(),
+       t * n.x() * n.y() + s * n.z(), t * n.y() * n.y() + c, t * n.y() * n.z() - s * n.x(),
+       t * n.x() * n.z() - s * n.y(), t * n.y() * n.z() + s * n.x(), t * n.z() * n.z() + c;
+  return r * z0;
+}
+
+Eigen::Matrix4d boneMatrix(const Eigen::Vector3d& head, const Eigen::Vector3d& tail, double roll) {
+  Eigen::Vector3d d = tail - head;
+  const double len = d.norm();
+  d = len > 0.0 ? Eigen::Vector3d(d / len) : Eigen::Vector3d(0.0, 1.0, 0.0);
+  Eigen::Matrix4d m = Eigen::Matrix4d::Identity();
+  m.topLeftCorner<3, 3>() = boneFrame(d, roll);
+  m.topRightCorner<3, 1>() = head;
+  return m;
+}
+
+double rollFromZAxis(const Eigen::Vector3d& n, const Eigen::Vector3d& z) {
+  const Eigen::Matrix3d z0 = zeroRollFrame(n);
+  return std::atan2(z.dot(z0.col(0)), z.dot(z0.col(2)));
+}
+
+double rollFromFrame(const Eigen::Matrix3d& frame) { return rollFromZAxis(frame.col(1), frame.col(2)); }
+
+}  // namespace rigfit

@@ -1,0 +1,180 @@
+// fitSkeleton: strategies -> heads and tails, roll strategies, zero-length removal, connect
+// snapping, Blender bone frames; in MPFB's order (docs/mpfb-behaviour.md §3.3).
+#include <cfloat>
+#include <cmath>
+
+#include <Eigen/Geometry>
+
+#include "fit/strategy.hpp"
+#include "rigfit/bone_frame.hpp"
+#include "rigfit/fit.hpp"
+
+namespace rigfit {
+namespace {
+
+// Blender deletes bones this short when leaving edit mode.
+constexpr double kMinBoneLength = 1e-6;
+
+double applyRollStrategy(const PreparedRig& p, std::size_t i, const Eigen::Vector3d& head, const Eigen::Vector3d& tail,
+                         double roll, Eigen::Vector3d& reference_out) {
+  const RollStrategy rs = p.roll_strategies[i];
+  const Eigen::Vector3d d = tail - head;
+  const double len = d.norm();
+  if (rs == RollStrategy::kNone) return roll;
+  const Eigen::Vector3d n = len > 0.0 ? Eigen::Vector3d(d / len) : Eigen::Vector3d(0, 1, 0);
+  switch (rs) {
+    case RollStrategy::kAlignZWorldZ: {
+      // Desired X = n x Z_world; desired Z = X x n (world Z projected onto the bone's plane).
+      Eigen::Vector3d x = n.cross(Eigen::Vector3d::UnitZ());
+      if (len == 0.0 || x.norm() < 1e-12) return 0.0;  // parallel: Blender yields roll 0
+      x.normalize();
+      return rollFromZAxis(n, x.cross(n));
+    }
+    case RollStrategy::kAlignXWorldX: {
+      Eigen::Vector3d z = Eigen::Vector3d::UnitX().cross(n);
+      if (len == 0.0 || z.norm() < 1e-12) return 0.0;
+      return rollFromZAxis(n, z.normalized());
+    }
+    case RollStrategy::kAlignZReferenceZ: {
+      Eigen::Vector3d ref = p.has_reference[i] ? p.references[i] : Eigen::Vector3d(boneFrame(n, roll).col(2));
+      reference_out = ref;
+      const double rl = ref.norm();
+      if (!(rl > 1e-6)) return roll;
+      ref /= rl;
+      if (len == 0.0 || std::abs(ref.dot(n)) >= 1.0 - FLT_EPSILON) return 0.0;
+      return rollFromZAxis(n, ref - ref.dot(n) * n);  // Blender's align_roll
+    }
+    case RollStrategy::kNone: break;
+  }
+  return roll;
+}
+
+template <typename T>
+void fit(std::vector<T>& v, std::size_t n) {
+  if (v.size() != n) v.resize(n);
+}
+
+}  // namespace
+
+int Skeleton::find(std::string_view name) const {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitResult& out) {
+  if (positions.size() != 3 * p.vertex_count)
+    return makeError(ErrorCode::kMismatch, "fit: the mesh has " + std::to_string(positions.size() / 3) +
+                                               " vertices but the rig was prepared for " + std::to_string(p.vertex_count));
+  const std::size_t nb = p.names.size();
+  Skeleton& s = out.skeleton;
+  fit(s.heads, nb);
+  fit(s.tails, nb);
+  fit(s.rolls, nb);
+  fit(out.roll_reference_z, nb);
+  thread_local std::vector<Eigen::Vector3d> centres;
+  fit(centres, p.cube_names.size());
+  const float* pos = positions.data();
+  cubeCentres(p, pos, centres.data());
+
+  // 1. Heads and tails from strategies, roll from the file (skeleton slots are in parents-first order).
+  for (std::size_t i = 0; i < nb; ++i) {
+    const std::uint32_t r = p.rank[i];
+    s.heads[r] = evaluateEnd(p, p.heads[i], pos, centres.data());
+    s.tails[r] = evaluateEnd(p, p.tails[i], pos, centres.data());
+    out.roll_reference_z[i] = Eigen::Vector3d::Zero();
+  }
+  // 2. Roll strategies, on the strategy positions (before connect snapping).
+  for (std::size_t i = 0; i < nb; ++i) {
+    const std::uint32_t r = p.rank[i];
+    s.rolls[r] = applyRollStrategy(p, i, s.heads[r], s.tails[r], p.rolls[i], out.roll_reference_z[i]);
+  }
+  // 3. Blender drops zero-length bones when leaving edit mode (children move to the grandparent);
+  //    then connected children snap their head onto the parent's tail (the parent's strategy wins);
+  //    a bone made zero-length by snapping goes at the next mode switch.
+  out.warnings.assign(p.warnings.begin(), p.warnings.end());
+  out.fallback_count = p.fallback_count;
+  std::vector<std::uint8_t> removed;  // empty: none removed (the common case allocates nothing)
+  auto removeShort = [&](const char* why) {
+    for (std::size_t i = 0; i < nb; ++i) {
+      const std::uint32_t r = p.rank[i];
+      if ((!removed.empty() && removed[i]) ||
+          (s.tails[r] - s.heads[r]).squaredNorm() > kMinBoneLength * kMinBoneLength)
+        continue;
+      if (removed.empty()) removed.assign(nb, 0);
+      removed[i] = 1;
+      out.warnings.push_back({p.names[i], why});
+    }
+  };
+  auto parentOf = [&](std::size_t i) {
+    int q = p.parent[i];
+    while (!removed.empty() && q != kNoParent && removed[static_cast<std::size_t>(q)]) q = p.parent[static_cast<std::size_t>(q)];
+    return q;
+  };
+  removeShort("zero-length bone (head == tail) removed, as Blender does; its children move to its parent");
+  for (std::size_t i = 0; i < nb; ++i) {
+    if (!p.connect[i] || (!removed.empty() && removed[i])) continue;
+    const int q = parentOf(i);
+    if (q == kNoParent) continue;
+    s.heads[p.rank[i]] = s.tails[p.rank[static_cast<std::size_t>(q)]];
+  }
+  removeShort("zero-length bone after snapping to its parent's tail removed, as Blender does");
+
+  // 4. Names, parents and frames in parents-first order.
+  fit(s.names, nb);
+  fit(s.parents, nb);
+  fit(s.source, nb);
+  fit(s.connected, nb);
+  fit(s.lengths, nb);
+  fit(s.rest, nb);
+  for (std::size_t k = 0; k < nb; ++k) {
+    const std::uint32_t i = p.order[k];
+    if (s.names[k] != p.names[i]) s.names[k] = p.names[i];
+    const int q = parentOf(i);
+    s.parents[k] = q == kNoParent ? kNoParent : static_cast<int>(p.rank[static_cast<std::size_t>(q)]);
+    s.source[k] = i;
+    s.connected[k] = p.connect[i];
+    const Eigen::Vector3d d = s.tails[k] - s.heads[k];
+    s.lengths[k] = d.norm();
+    s.rest[k] = boneMatrix(s.heads[k], s.tails[k], s.rolls[k]);
+  }
+  if (!removed.empty()) {
+    // Compact: drop removed bones, remapping parent indices (order stays parents-first).
+    std::vector<int> new_index(nb, -1);
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < nb; ++k) {
+      if (removed[p.order[k]]) continue;
+      new_index[k] = static_cast<int>(w);
+      s.names[w] = std::move(s.names[k]);
+      s.parents[w] = s.parents[k] == kNoParent ? kNoParent : new_index[static_cast<std::size_t>(s.parents[k])];
+      s.heads[w] = s.heads[k];
+      s.tails[w] = s.tails[k];
+      s.rolls[w] = s.rolls[k];
+      s.lengths[w] = s.lengths[k];
+      s.rest[w] = s.rest[k];
+      s.source[w] = s.source[k];
+      s.connected[w] = s.connected[k];
+      ++w;
+    }
+    s.names.resize(w);
+    s.parents.resize(w);
+    s.heads.resize(w);
+    s.tails.resize(w);
+    s.rolls.resize(w);
+    s.lengths.resize(w);
+    s.rest.resize(w);
+    s.source.resize(w);
+    s.connected.resize(w);
+  }
+  return {};
+}
+
+Expected<FitResult> fitRig(const RigDefinition& rig, const Mesh& mesh, const VertexGroups& groups, const FitOptions& options) {
+  auto prepared = prepareRig(rig, groups, mesh.vertexCount(), static_cast<double>(mesh.scale_factor), options);
+  if (!prepared) return prepared.error();
+  FitResult result;
+  RIGFIT_TRY(fitSkeleton(*prepared, mesh.positions, result));
+  return result;
+}
+
+}  // namespace rigfit

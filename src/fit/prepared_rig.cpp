@@ -1,0 +1,205 @@
+// prepareRig: everything about a fit that does not depend on vertex positions.
+#include <string>
+#include <unordered_map>
+
+#include "rigfit/fit.hpp"
+
+namespace rigfit {
+namespace {
+
+class Preparer {
+ public:
+  Preparer(const RigDefinition& rig, const VertexGroups& groups, std::size_t n, double mesh_scale, const FitOptions& o)
+      : rig_(rig), groups_(groups), n_(n), mesh_scale_(mesh_scale), o_(o) {}
+
+  Expected<PreparedRig> run() {
+    PreparedRig p;
+    p.vertex_count = n_;
+    if (rig_.is_subrig)
+      return makeError(ErrorCode::kUnsupported, rig_.label + ": is_subrig: a sub-rig is fitted to clothes with its parent rig; fit the parent rig instead");
+    p.relative_scale = rig_.scale_factor ? mesh_scale_ / *rig_.scale_factor : 1.0;
+    const std::size_t nb = rig_.bones.size();
+    std::unordered_map<std::string_view, int> by_name;
+    by_name.reserve(nb);
+    for (std::size_t i = 0; i < nb; ++i) {
+      if (!by_name.emplace(rig_.bones[i].name, static_cast<int>(i)).second)
+        return fail(i, "", "duplicate bone name", ErrorCode::kSchema);
+    }
+    p.names.reserve(nb);
+    p.parent.resize(nb, kNoParent);
+    for (std::size_t i = 0; i < nb; ++i) {
+      const BoneDef& b = rig_.bones[i];
+      p.names.push_back(b.name);
+      if (b.parent.empty()) continue;
+      auto it = by_name.find(b.parent);
+      if (it == by_name.end()) return fail(i, ".parent", "unknown bone \"" + b.parent + "\"", ErrorCode::kSchema);
+      p.parent[i] = it->second;
+    }
+    RIGFIT_TRY(order(p));
+    p.rank.resize(nb);
+    for (std::size_t k = 0; k < nb; ++k) p.rank[p.order[k]] = static_cast<std::uint32_t>(k);
+    p.heads.resize(nb);
+    p.tails.resize(nb);
+    for (std::size_t i = 0; i < nb; ++i) {
+      RIGFIT_TRY(resolve(p, i, true));
+      RIGFIT_TRY(resolve(p, i, false));
+      const BoneDef& b = rig_.bones[i];
+      p.rolls.push_back(b.roll);
+      p.roll_strategies.push_back(b.roll_strategy);
+      p.has_reference.push_back(b.roll_reference_z.has_value());
+      p.references.push_back(b.roll_reference_z ? Eigen::Vector3d((*b.roll_reference_z)[0], (*b.roll_reference_z)[1], (*b.roll_reference_z)[2])
+                                                : Eigen::Vector3d::Zero());
+      p.connect.push_back(b.use_connect && p.parent[i] != kNoParent);
+    }
+    p.cube_offsets.push_back(0);
+    for (const auto& c : cubes_) {
+      for (const auto& r : groups_.ranges[c])
+        for (std::uint32_t v = r.first; v <= r.last; ++v) p.cube_members.push_back(v);
+      p.cube_offsets.push_back(static_cast<std::uint32_t>(p.cube_members.size()));
+      p.cube_names.push_back(groups_.names[c]);
+    }
+    p.fallback_count = p.warnings.size();
+    return p;
+  }
+
+ private:
+  Error fail(std::size_t bone, const std::string& key, const std::string& what, ErrorCode code) const {
+    return makeError(code, rig_.label + ": " + jsonPathKey("bones", rig_.bones[bone].name) + key + ": " + what);
+  }
+
+  // Parents-first, depth-first order; bones never reached from a root are in a cycle.
+  Status order(PreparedRig& p) const {
+    const std::size_t nb = p.parent.size();
+    std::vector<std::vector<std::uint32_t>> children(nb);
+    std::vector<std::uint32_t> roots;
+    for (std::size_t i = 0; i < nb; ++i) {
+      if (p.parent[i] == kNoParent) roots.push_back(static_cast<std::uint32_t>(i));
+      else children[static_cast<std::size_t>(p.parent[i])].push_back(static_cast<std::uint32_t>(i));
+    }
+    std::vector<std::uint32_t> stack;
+    for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back(*it);
+    while (!stack.empty()) {
+      const std::uint32_t b = stack.back();
+      stack.pop_back();
+      p.order.push_back(b);
+      const auto& ch = children[b];
+      for (auto it = ch.rbegin(); it != ch.rend(); ++it) stack.push_back(*it);
+    }
+    if (p.order.size() != nb) {
+      std::vector<std::uint8_t> seen(nb, 0);
+      for (auto b : p.order) seen[b] = 1;
+      for (std::size_t i = 0; i < nb; ++i)
+        if (!seen[i]) return fail(i, ".parent", "parent chain forms a cycle", ErrorCode::kSchema);
+    }
+    return {};
+  }
+
+  bool wrap(std::int64_t index, std::uint32_t& out) const {
+    // Python indexing: -1 is the last vertex.
+    const std::int64_t n = static_cast<std::int64_t>(n_);
+    if (index < 0) index += n;
+    if (index < 0 || index >= n) return false;
+    out = static_cast<std::uint32_t>(index);
+    return true;
+  }
+
+  Status resolve(PreparedRig& p, std::size_t bone, bool is_head) {
+    const EndDef& e = is_head ? rig_.bones[bone].head : rig_.bones[bone].tail;
+    PreparedRig::End& out = is_head ? p.heads[bone] : p.tails[bone];
+    const std::string key = is_head ? ".head" : ".tail";
+    const char* end_name = is_head ? "head" : "tail";
+    if (e.offset) out.offset = Eigen::Vector3d((*e.offset)[0], (*e.offset)[1], (*e.offset)[2]) * p.relative_scale;
+    if (e.default_position) out.fallback = Eigen::Vector3d((*e.default_position)[0], (*e.default_position)[1], (*e.default_position)[2]);
+    std::string problem;
+    std::string problem_key;
+    switch (e.strategy) {
+      case Strategy::kCube: {
+        auto it = groups_.index.find(e.cube_name);
+        if (e.cube_name.find("joint") == std::string::npos || it == groups_.index.end() || groups_.memberCount(it->second) == 0) {
+          problem = "no joint cube group \"" + e.cube_name + "\" in the mesh's vertex groups";
+          problem_key = ".cube_name";
+          break;
+        }
+        out.kind = Strategy::kCube;
+        out.first = cubeSlot(it->second);
+        out.count = 1;
+        return {};
+      }
+      case Strategy::kVertex: {
+        std::uint32_t v = 0;
+        if (!wrap(e.vertex_index, v)) {
+          problem = "vertex " + std::to_string(e.vertex_index) + " is beyond the mesh of " + std::to_string(n_) + " vertices";
+          problem_key = ".vertex_index";
+          break;
+        }
+        out.kind = Strategy::kVertex;
+        out.first = static_cast<std::uint32_t>(p.indices.size());
+        out.count = 1;
+        p.indices.push_back(v);
+        return {};
+      }
+      case Strategy::kMean:
+      case Strategy::kXyz: {
+        const std::size_t use = e.strategy == Strategy::kXyz ? 3 : e.vertex_indices.size();
+        const std::uint32_t first = static_cast<std::uint32_t>(p.indices.size());
+        bool ok = true;
+        for (std::size_t k = 0; k < use; ++k) {
+          std::uint32_t v = 0;
+          if (!wrap(e.vertex_indices[k], v)) {
+            problem = "vertex " + std::to_string(e.vertex_indices[k]) + " is beyond the mesh of " + std::to_string(n_) + " vertices";
+            problem_key = ".vertex_indices[" + std::to_string(k) + "]";
+            ok = false;
+            break;
+          }
+          p.indices.push_back(v);
+        }
+        if (!ok) {
+          p.indices.resize(first);
+          break;
+        }
+        out.kind = e.strategy;
+        out.first = first;
+        out.count = static_cast<std::uint32_t>(use);
+        return {};
+      }
+      case Strategy::kDefault:
+        break;
+    }
+    // No position from a strategy: MPFB uses default_position (never offset or scaled).
+    out.kind = Strategy::kDefault;
+    out.offset = Eigen::Vector3d::Zero();
+    if (e.strategy != Strategy::kDefault && !o_.allow_fallback)
+      return fail(bone, key + problem_key, problem, ErrorCode::kRange);
+    if (!e.default_position)
+      return fail(bone, key + ".default_position",
+                  e.strategy == Strategy::kDefault ? "missing (a DEFAULT end needs it)" : problem + ", and no default_position to fall back to",
+                  ErrorCode::kSchema);
+    p.warnings.push_back({rig_.bones[bone].name, std::string(end_name) + ": " +
+                                                     (e.strategy == Strategy::kDefault ? std::string("DEFAULT strategy") : problem) +
+                                                     "; default_position used"});
+    return {};
+  }
+
+  std::uint32_t cubeSlot(std::uint32_t group) {
+    for (std::size_t k = 0; k < cubes_.size(); ++k)
+      if (cubes_[k] == group) return static_cast<std::uint32_t>(k);
+    cubes_.push_back(group);
+    return static_cast<std::uint32_t>(cubes_.size() - 1);
+  }
+
+  const RigDefinition& rig_;
+  const VertexGroups& groups_;
+  std::size_t n_;
+  double mesh_scale_;
+  const FitOptions& o_;
+  std::vector<std::uint32_t> cubes_;  // group index per cube slot
+};
+
+}  // namespace
+
+Expected<PreparedRig> prepareRig(const RigDefinition& rig, const VertexGroups& groups, std::size_t vertex_count,
+                                 double mesh_scale_factor, const FitOptions& options) {
+  return Preparer(rig, groups, vertex_count, mesh_scale_factor, options).run();
+}
+
+}  // namespace rigfit
