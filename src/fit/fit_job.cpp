@@ -145,7 +145,7 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
     for (std::size_t k = 0; k < nb; ++k) {
       if (removed[p.order[k]]) continue;
       new_index[k] = static_cast<int>(w);
-      s.names[w] = std::move(s.names[k]);
+      if (w != k) s.names[w] = std::move(s.names[k]);
       s.parents[w] = s.parents[k] == kNoParent ? kNoParent : new_index[static_cast<std::size_t>(s.parents[k])];
       s.heads[w] = s.heads[k];
       s.tails[w] = s.tails[k];

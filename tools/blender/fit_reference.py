@@ -4,6 +4,7 @@ Run inside Blender (tested with 3.4.1):
 
     blender -b --factory-startup --python tools/blender/fit_reference.py -- \
         --data /path/to/mpfb --rig /path/to/rig.X.json [--mesh OTHER.obj] \
+        [--warp lean] [--write-obj warped.obj] [--golden golden.json] \
         --out reference.json
 
 It imports the OBJ with Blender's own importer (forward -Z, up Y, rotation and a
@@ -15,6 +16,13 @@ EditBone.align_roll, then parents/use_connect), leaves edit mode and writes the
 resulting bones as JSON (head_local, tail_local, matrix_local and the edit-bone
 roll).  The output is the reference that tools/blender/compare.py checks
 rigfit's skeleton against.
+
+--warp NAME deforms every vertex (after import and scaling, before the vertex
+groups and strategies are evaluated) with a fixed analytic warp in Blender's
+frame (metres, Z up); see WARPS.  --write-obj writes the mesh as Blender has
+it (after the warp) as an OBJ in the MakeHuman frame, so that rigfit can fit
+the same body with --mesh.  --golden writes the compact golden file used by
+rigfit's tests (tests/golden/blender/).
 """
 
 import argparse
@@ -31,6 +39,20 @@ from mathutils import Vector
 
 EXPECTED_VERTS = 19158
 ZERO_LENGTH = 1e-6
+
+
+def _warp_lean(x, y, z):
+    """The 'lean' test warp, in Blender's frame (metres, Z up), in Python double."""
+    return (x * (1.0 + 0.15 * z) + 0.01 * math.sin(7.0 * z),
+            y + 0.05 * math.sin(3.0 * z) - 0.03 * x * x,
+            1.1 * z + 0.02 * x * x)
+
+
+# name -> (function, formula as documented in tests/golden/blender/README.md)
+WARPS = {
+    "lean": (_warp_lean,
+             "x' = x*(1 + 0.15*z) + 0.01*sin(7*z); y' = y + 0.05*sin(3*z) - 0.03*x*x; z' = 1.1*z + 0.02*x*x"),
+}
 
 
 def f32(x):
@@ -51,6 +73,20 @@ def parse_args():
     p.add_argument("--out", required=True, help="output JSON")
     p.add_argument("--scale", type=float, default=0.1,
                    help="mesh scale factor (default 0.1: decimetres -> metres)")
+    p.add_argument("--warp", choices=sorted(WARPS),
+                   help="deform all vertices with this analytic warp (Blender frame, metres) after import")
+    p.add_argument("--write-obj", metavar="OBJ",
+                   help="write the mesh as fitted (after --warp) as an OBJ in the MakeHuman frame "
+                        "(decimetres, Y up; every other line of the input OBJ unchanged) for rigfit --mesh")
+    p.add_argument("--golden", metavar="JSON",
+                   help="also write the compact golden file (tests/golden/blender/<rig>.<body>.json)")
+    p.add_argument("--golden-rig", metavar="NAME",
+                   help="rig name in the golden file (default: from the rig path, e.g. game_engine, rigify.human)")
+    p.add_argument("--golden-body", metavar="NAME",
+                   help="body name in the golden file (default: the warp name, else 'base' for the data's "
+                        "base.obj, else the mesh file's stem)")
+    p.add_argument("--golden-digits", type=int, default=0, metavar="N",
+                   help="significant digits for golden numbers (0 = full Python repr; 9 is exact for float32)")
     p.add_argument("--importer", choices=("auto", "python", "cpp"), default="auto",
                    help="OBJ importer: python = bpy.ops.import_scene.obj, cpp = bpy.ops.wm.obj_import "
                         "(auto: the python one if available, else cpp)")
@@ -144,6 +180,139 @@ def verify_import(coords, obj_verts, scale):
         if e > worst:
             worst, worst_i = e, i
     return worst, worst_i
+
+
+def set_mesh_coords(ob, coords):
+    me = ob.data
+    buf = array('f', [c for v in coords for c in v])  # double -> nearest float32, as Blender stores co
+    me.vertices.foreach_set("co", buf)
+    me.update()
+
+
+def apply_warp(ob, coords, name, groups_json):
+    """Warp every vertex of ob (coords = its current float32 co) with WARPS[name], store the
+    result in co, read it back and check that every vertex (body, helpers, joint cubes) holds
+    exactly float32(warp(old co)).  Returns (new coords, check dict)."""
+    fn = WARPS[name][0]
+    expected = [fn(*c) for c in coords]
+    set_mesh_coords(ob, expected)
+    new = mesh_coords(ob)
+    if len(new) != len(coords):
+        raise RuntimeError("warp: vertex count changed %d -> %d" % (len(coords), len(new)))
+    bad = [i for i, (a, e) in enumerate(zip(new, expected)) if a != tuple(f32(c) for c in e)]
+    worst_dev = max(max(abs(a[k] - e[k]) for k in range(3)) for a, e in zip(new, expected))
+    unmoved = [i for i, (a, o) in enumerate(zip(new, coords)) if a == o]
+    # per-group summary: every member of every group (joint cubes, helpers, body) was warped
+    bad_set = set(bad)
+    groups_checked = {"joint": 0, "helper": 0, "other": 0}
+    for gname, ranges in groups_json.items():
+        members = [i for s, e in ranges for i in range(int(s), int(e) + 1)]
+        if any(i in bad_set or i >= len(new) for i in members):
+            raise RuntimeError("warp: group %s has vertices that were not warped" % gname)
+        kind = "joint" if "joint" in gname else ("helper" if gname.lower().startswith("helper") else "other")
+        groups_checked[kind] += 1
+    check = {
+        "vertices": len(new),
+        "vertices_exact": len(new) - len(bad),
+        "max_abs_minus_double": worst_dev,
+        "vertices_unmoved": len(unmoved),
+        "groups_checked": groups_checked,
+    }
+    if bad:
+        raise RuntimeError("warp: %d vertices do not hold float32(warp(co)), first %d" % (len(bad), bad[0]))
+    log("warp %s applied: %d/%d vertices hold float32(warp(co)) exactly (max |co - double| %.3g), "
+        "%d unchanged by the warp; groups checked %s"
+        % (name, check["vertices_exact"], len(new), worst_dev, len(unmoved), groups_checked))
+    return new, check
+
+
+def _f32_for_scaled(target, s32):
+    """A float32 X (as a Python float) such that float32(X * s32) is as close as possible to the
+    float32 target (equal where the float32 grid allows it): rigfit's OBJ reader computes
+    float(x) * float(scale) in float."""
+    x0 = f32(target / s32)
+    best, best_err = x0, abs(f32(x0 * s32) - target)
+    if best_err == 0.0:
+        return best, 0.0
+    bits = struct.unpack("<i", struct.pack("<f", x0))[0]
+    for d in (-3, -2, -1, 1, 2, 3):
+        b = bits + d
+        x = struct.unpack("<f", struct.pack("<i", b))[0]
+        if (x >= 0) != (x0 >= 0) and x0 != 0.0:
+            continue
+        err = abs(f32(x * s32) - target)
+        if err < best_err:
+            best, best_err = x, err
+    return best, best_err
+
+
+def _num(v):
+    r = repr(float('%.9g' % v))
+    return r[:-2] if r.endswith(".0") else r
+
+
+def write_obj(src_path, out_path, coords, scale):
+    """Copy src_path, replacing the coordinates of the v lines with coords (Blender frame, metres)
+    mapped back to the MakeHuman frame: (x, y, z)_obj = (bx, bz, -by) / scale."""
+    s32 = f32(scale)
+    worst = 0.0
+    out = []
+    k = 0
+    with open(src_path, "r", encoding="utf-8", errors="surrogateescape") as fh:
+        for line in fh:
+            if line.startswith("v "):
+                bx, by, bz = coords[k]
+                k += 1
+                x, ex = _f32_for_scaled(bx, s32)
+                y, ey = _f32_for_scaled(bz, s32)
+                mz, ez = _f32_for_scaled(by, s32)  # blender y = -z_obj * scale
+                worst = max(worst, ex, ey, ez)
+                out.append("v %s %s %s\n" % (_num(x), _num(y), _num(-mz)))
+            else:
+                out.append(line)
+    if k != len(coords):
+        raise RuntimeError("write_obj: %d v lines, %d vertices" % (k, len(coords)))
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)) or ".", exist_ok=True)
+    with open(out_path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.writelines(out)
+    log("wrote %s (max |float32(x*%r) - blender co| = %.3g m)" % (out_path, s32, worst))
+    return worst
+
+
+# ----------------------------------------------------------------------------------------------
+# Golden file
+
+def rig_label(rig_path):
+    base = os.path.basename(rig_path)
+    name = base[4:] if base.startswith("rig.") else base
+    name = name[:-5] if name.endswith(".json") else name
+    if os.path.basename(os.path.dirname(os.path.abspath(rig_path))) == "rigify":
+        name = "rigify." + name
+    return name
+
+
+def golden_number(v, digits):
+    v = float(v)
+    if digits:
+        v = float('%.*g' % (digits, v))
+    return repr(v)
+
+
+def write_golden(path, rig_name, body, version, out_bones, digits):
+    lines = []
+    for b in out_bones:
+        m = [x for row in b["matrix_local"][:3] for x in row]
+        num = lambda v: golden_number(v, digits)  # noqa: E731
+        lines.append("[%s, [%s], [%s], %s, [%s]]" % (
+            json.dumps(b["name"]), ", ".join(map(num, b["head"])), ", ".join(map(num, b["tail"])),
+            num(b["roll"]), ", ".join(map(num, m))))
+    text = ('{"rig": %s, "body": %s, "blender": %s, "bones": [\n%s\n]}\n'
+            % (json.dumps(rig_name), json.dumps(body), json.dumps(version), ",\n".join(lines)))
+    json.loads(text)  # well-formed
+    os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write(text)
+    log("wrote golden %s (%s/%s, %d bones, %d bytes)" % (path, rig_name, body, len(out_bones), len(text)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -300,9 +469,19 @@ def main():
     if map_err > 1e-5 * max(1.0, args.scale * 10):
         raise RuntimeError("vertex order/mapping check failed: error %g at vertex %d" % (map_err, map_worst))
 
-    # 2. vertex groups and strategies
     with open(os.path.join(data, "mesh_metadata", "basemesh_vertex_groups.json")) as fh:
         groups_json = json.load(fh)
+
+    # 1b. optional warp of all vertices (Blender frame, metres), before anything is evaluated
+    warp_check = None
+    if args.warp:
+        coords, warp_check = apply_warp(ob, coords, args.warp, groups_json)
+    obj_written = None
+    if args.write_obj:
+        obj_written = {"path": os.path.abspath(args.write_obj),
+                       "max_error": write_obj(mesh_path, args.write_obj, coords, args.scale)}
+
+    # 2. vertex groups and strategies
     create_vertex_groups(ob, groups_json)
     cubes = cube_centres(ob, coords)
     log("%d vertex groups, %d joint cubes" % (len(ob.vertex_groups), len(cubes)))
@@ -401,6 +580,10 @@ def main():
         "rig": rig_path,
         "vertex_count": nv,
         "import_max_error": map_err,
+        "warp": args.warp or "",
+        "warp_formula": WARPS[args.warp][1] if args.warp else "",
+        "warp_check": warp_check,
+        "obj_written": obj_written,
         "mesh_scale": mesh_scale,
         "relative_scale": relative_scale,
         "roll_strategies": strategies,
@@ -412,6 +595,17 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
     with open(args.out, "w") as fh:
         json.dump(result, fh, indent=1)
+    if args.golden:
+        if args.golden_body:
+            body = args.golden_body
+        elif args.warp:
+            body = args.warp
+        elif not args.mesh or os.path.samefile(mesh_path, os.path.join(data, "3dobjs", "base.obj")):
+            body = "base"
+        else:
+            body = os.path.splitext(os.path.basename(mesh_path))[0]
+        write_golden(args.golden, args.golden_rig or rig_label(rig_path), body,
+                     bpy.app.version_string, out_bones, args.golden_digits)
     log("wrote %s: %d bones (file %d), roll strategies %s, defaults used %d, dropped %s, %.2f s"
         % (args.out, len(out_bones), len(bones), strategies, len(stats.get("default_used", [])),
            dropped, time.time() - t0))

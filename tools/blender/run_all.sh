@@ -17,6 +17,11 @@
 #   MATRIX_TOL  matrix tolerance (default 2e-4, same reason)
 #   COMPARE_ARGS  extra arguments for compare.py (e.g. "--allow-missing --list 5")
 #   REUSE_REF=1 reuse existing Blender reference files in OUT
+#   MESH        body OBJ (hm08 vertex order) to fit instead of DATA_DIR/3dobjs/base.obj;
+#               passed as --mesh to both fit_reference.py and rigfit
+#   WARP        warp name for fit_reference.py --warp (e.g. lean); Blender also writes the
+#               warped body as OUT/NAME.warped.obj (--write-obj) and rigfit fits that OBJ
+#   Use a separate OUT per body: file names in OUT do not include the body.
 set -u
 
 if [ $# -lt 2 ]; then
@@ -32,7 +37,15 @@ TOL=${TOL:-1e-6}
 ROLL_TOL=${ROLL_TOL:-2e-4}
 MATRIX_TOL=${MATRIX_TOL:-2e-4}
 COMPARE_ARGS=${COMPARE_ARGS:-}
+MESH=${MESH:-}
+WARP=${WARP:-}
 mkdir -p "$OUT"
+if [ -n "$MESH" ] && [ ! -s "$MESH" ]; then
+    echo "$0: MESH=$MESH: no such file" >&2
+    exit 2
+fi
+ref_mesh=()
+[ -n "$MESH" ] && ref_mesh=(--mesh "$MESH")
 
 rows=()
 status=0
@@ -43,14 +56,21 @@ for rig in "$DATA"/rigs/standard/rig.*.json "$DATA"/rigs/rigify/rig.*.json; do
     case "$rig" in */rigs/rigify/*) name="rigify.$name" ;; esac
     ref="$OUT/$name.reference.json"
     fit="$OUT/$name.rigfit.json"
+    ref_extra=("${ref_mesh[@]}")
+    fit_mesh=("${ref_mesh[@]}")
+    if [ -n "$WARP" ]; then
+        warped="$OUT/$name.warped.obj"
+        ref_extra+=(--warp "$WARP" --write-obj "$warped")
+        fit_mesh=(--mesh "$warped")
+    fi
 
-    if [ "${REUSE_REF:-0}" = 1 ] && [ -s "$ref" ]; then
+    if [ "${REUSE_REF:-0}" = 1 ] && [ -s "$ref" ] && { [ -z "$WARP" ] || [ -s "$warped" ]; }; then
         :
     else
         rm -f "$ref"
         t0=$(date +%s.%N)
         if ! "$BLENDER" -b --factory-startup --python "$HERE/fit_reference.py" -- \
-                --data "$DATA" --rig "$rig" --out "$ref" >"$OUT/$name.blender.log" 2>&1 \
+                --data "$DATA" --rig "$rig" "${ref_extra[@]}" --out "$ref" >"$OUT/$name.blender.log" 2>&1 \
                 || [ ! -s "$ref" ]; then
             rows+=("$name	-	-	-	-	-	-	-	BLENDER-ERROR (see $OUT/$name.blender.log)")
             status=1
@@ -61,7 +81,7 @@ for rig in "$DATA"/rigs/standard/rig.*.json "$DATA"/rigs/rigify/rig.*.json; do
     fi
 
     rm -f "$fit"
-    if ! "$RIGFIT" fit --data "$DATA" --rig "$rig" --out "$fit" >"$OUT/$name.rigfit.log" 2>&1 \
+    if ! "$RIGFIT" fit --data "$DATA" --rig "$rig" "${fit_mesh[@]}" --out "$fit" >"$OUT/$name.rigfit.log" 2>&1 \
             || [ ! -s "$fit" ]; then
         rows+=("$name	-	-	-	-	-	-	-	RIGFIT-ERROR (see $OUT/$name.rigfit.log)")
         status=1
@@ -86,6 +106,7 @@ for rig in "$DATA"/rigs/standard/rig.*.json "$DATA"/rigs/rigify/rig.*.json; do
 done
 
 echo
+echo "body: ${MESH:-$DATA/3dobjs/base.obj}${WARP:+, warp $WARP}"
 echo "tolerances: head/tail $TOL m, roll $ROLL_TOL rad, matrix $MATRIX_TOL;  details: $OUT/*.compare.txt"
 printf '%-26s %-9s %-10s %-10s %-10s %-10s %-5s %-5s %s\n' \
     rig "bones" "max|dhead|" "max|dtail|" "max|droll|" "max|dmat|" "-fit" "-ref" status

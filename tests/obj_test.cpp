@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include "rigfit/data.hpp"
+#include "rigfit/mesh.hpp"
+#include "test_util.hpp"
+
+namespace rigfit {
+namespace {
+
+TEST(Obj, ConvertsToTheRigFrame) {
+  // OBJ (x, y, z) in decimetres, Y up -> rig (0.1x, -0.1z, 0.1y), float32 as Blender stores it.
+  auto m = parseObj("v 1 2 3\nv -4.5 0.25 +7\nvt 0.5 0.5\nvn 0 0 1\nf 1/1/1 2/1/1 -1/1/1\n", "t.obj");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->vertexCount(), 2u);
+  EXPECT_EQ(m->positions[0], 1.0f * 0.1f);
+  EXPECT_EQ(m->positions[1], -3.0f * 0.1f);
+  EXPECT_EQ(m->positions[2], 2.0f * 0.1f);
+  EXPECT_EQ(m->positions[3], -4.5f * 0.1f);
+  EXPECT_EQ(m->positions[4], -7.0f * 0.1f);
+  EXPECT_EQ(m->positions[5], 0.25f * 0.1f);
+  ASSERT_EQ(m->normals.size(), 3u);
+  EXPECT_EQ(m->normals[1], -1.0f);  // OBJ +Z (towards the viewer) is the rig's -Y
+  ASSERT_EQ(m->faceCount(), 1u);
+  EXPECT_EQ(m->corner_vertices[2], 1u);  // -1 is the last vertex defined so far
+  EXPECT_EQ(m->corner_uvs[0], 0);
+}
+
+TEST(Obj, ErrorsNameTheLine) {
+  auto bad_number = parseObj("v 1 2 3\nv 1 x 3\n", "b.obj");
+  ASSERT_FALSE(bad_number.ok());
+  EXPECT_EQ(bad_number.error().message, "b.obj: line 2: expected a number, found \"x\"");
+  auto bad_face = parseObj("v 1 2 3\nf 1 2\n", "f.obj");
+  ASSERT_FALSE(bad_face.ok());
+  EXPECT_EQ(bad_face.error().message, "f.obj: line 2: a face needs at least 3 corners");
+  auto missing_vertex = parseObj("v 1 2 3\nf 1 2 9\n", "m.obj");
+  ASSERT_FALSE(missing_vertex.ok());
+  EXPECT_NE(missing_vertex.error().message.find("refers to vertex 2 but the file has 1 vertices"), std::string::npos);
+  auto truncated = parseObj("v 1 2 3\nv 1 2", "t.obj");
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_EQ(truncated.error().message, "t.obj: line 2: expected a number, found \"\"");
+}
+
+TEST(Obj, WriteReadRoundTripKeepsTopologyAndPositions) {
+  auto m = parseObj("v 1 2 3\nv 4 5 6\nv 7 8 9.5\nvt 0 1\ng body\nf 1/1 2/1 3/1\n", "t.obj");
+  ASSERT_TRUE(m.ok());
+  const std::string text = writeObj(*m, {}, {}, "test");
+  auto again = parseObj(text, "again.obj");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_EQ(again->positions.size(), m->positions.size());
+  for (std::size_t k = 0; k < m->positions.size(); ++k) EXPECT_NEAR(again->positions[k], m->positions[k], 1e-7);
+  EXPECT_EQ(again->corner_vertices, m->corner_vertices);
+  EXPECT_EQ(again->group_names, m->group_names);
+}
+
+TEST(Obj, Hm08BaseMesh) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  auto m = loadBaseMesh(data);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->vertexCount(), 19158u);
+  EXPECT_EQ(m->faceCount(), 18486u);
+  EXPECT_EQ(m->uvs.size() / 2, 21334u);
+  // First vertex of base.obj: "v -0.3492 7.3299 1.4076" (line 17).
+  EXPECT_EQ(m->positions[0], -0.3492f * 0.1f);
+  EXPECT_EQ(m->positions[1], -1.4076f * 0.1f);
+  EXPECT_EQ(m->positions[2], 7.3299f * 0.1f);
+  auto g = loadVertexGroups(data, m->vertexCount());
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->names.size(), 144u);
+  std::size_t cubes = 0;
+  for (std::size_t k = 0; k < g->names.size(); ++k)
+    if (g->names[k].find("joint") != std::string::npos) {
+      ++cubes;
+      EXPECT_EQ(g->memberCount(k), 8u) << g->names[k];
+    }
+  EXPECT_EQ(cubes, 125u);
+  ASSERT_NE(g->find("joint-ground"), nullptr);
+  EXPECT_EQ(g->find("joint-ground")->front().first, 19150u);
+  EXPECT_EQ(g->memberCount(g->index.at("body")), 13380u);
+}
+
+TEST(VertexGroups, RangeBeyondMeshIsAnError) {
+  auto j = parseJson(R"({"joint-a": [[0, 7]], "joint-b": [[8, 20]]})", "g.json");
+  ASSERT_TRUE(j.ok());
+  auto g = vertexGroupsFromJson(*j, "g.json", 16);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().message, "g.json: [\"joint-b\"][0]: vertex 20 is beyond the mesh of 16 vertices");
+}
+
+}  // namespace
+}  // namespace rigfit
