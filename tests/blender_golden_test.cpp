@@ -1,6 +1,6 @@
 // Fits compared with skeletons Blender 3.4.1 built itself (tests/golden/blender, see its README):
-// heads and tails within 1e-6 m; bone frames within float32 noise of Blender's own (Blender keeps
-// bones in float32, so its frames near the -Y singularity carry up to ~1e-3 of rounding).
+// heads and tails within 1e-7 m; rest matrices (Bone.matrix_local) within the float32 noise of
+// Blender's own, which grows near the -Y singularity of Blender's bone frame.
 #include <cmath>
 #include <filesystem>
 
@@ -24,7 +24,9 @@ void leanWarp(std::vector<float>& p) {
 }
 
 struct Stats {
-  double head = 0, tail = 0, matrix = 0, matrix_near_minus_y = 0;
+  double head = 0, tail = 0;
+  double matrix_excess = 0;  // max over bones of |dmatrix| - its tolerance
+  std::string worst;
 };
 
 TEST(BlenderGolden, EveryRigOnBaseAndWarpedBodies) {
@@ -62,19 +64,24 @@ TEST(BlenderGolden, EveryRigOnBaseAndWarpedBodies) {
         st.head = std::max(st.head, std::abs(s.heads[k][c] - f[1].items()[static_cast<std::size_t>(c)].asDouble()));
         st.tail = std::max(st.tail, std::abs(s.tails[k][c] - f[2].items()[static_cast<std::size_t>(c)].asDouble()));
       }
-      // A bone close to -Y (in the armature or relative to nothing) has an ill-conditioned float32 frame.
-      const Eigen::Vector3d dir3 = (s.tails[k] - s.heads[k]).normalized();
-      const bool near_minus_y = dir3.y() < -0.99;
+      // Blender keeps bones in float32: a direction error of ~2e-7/length rad turns into a frame
+      // error of about twice that divided by the bone's angle from -Y, where the zero-roll frame
+      // is ill-conditioned. Elsewhere Blender's float32 frames agree with the double ones to 5e-5.
+      const Eigen::Vector3d n = (s.tails[k] - s.heads[k]).normalized();
+      const double off_axis = std::max(std::hypot(n.x(), n.z()), 1e-9);
+      const double tol = 5e-5 + 4.0 * (2e-7 / s.lengths[k]) / off_axis;
       double dm = 0;
       for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 4; ++c)
           dm = std::max(dm, std::abs(s.rest[k](r, c) - f[4].items()[static_cast<std::size_t>(4 * r + c)].asDouble()));
-      (near_minus_y ? st.matrix_near_minus_y : st.matrix) = std::max(near_minus_y ? st.matrix_near_minus_y : st.matrix, dm);
+      if (dm - tol > st.matrix_excess) {
+        st.matrix_excess = dm - tol;
+        st.worst = f[0].asString();
+      }
     }
-    EXPECT_LE(st.head, 1e-6) << rig_name << "." << body;
-    EXPECT_LE(st.tail, 1e-6) << rig_name << "." << body;
-    EXPECT_LE(st.matrix, 1e-4) << rig_name << "." << body;
-    EXPECT_LE(st.matrix_near_minus_y, 2e-3) << rig_name << "." << body;
+    EXPECT_LE(st.head, 1e-7) << rig_name << "." << body;
+    EXPECT_LE(st.tail, 1e-7) << rig_name << "." << body;
+    EXPECT_EQ(st.matrix_excess, 0.0) << rig_name << "." << body << ": " << st.worst;
     ++files;
   }
   EXPECT_EQ(files, 20);  // 10 rigs x {base, lean}

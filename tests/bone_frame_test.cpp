@@ -104,3 +104,59 @@ TEST(BoneFrame, MatrixHasHeadAsTranslation) {
 
 }  // namespace
 }  // namespace rigfit
+
+namespace rigfit {
+namespace {
+
+TEST(BlenderRestMatrices, EqualTheEditFramesAwayFromMinusY) {
+  std::mt19937 rng(3);
+  std::normal_distribution<double> g;
+  const int n = 50;
+  std::vector<Eigen::Vector3d> heads(n), tails(n);
+  std::vector<double> rolls(n);
+  std::vector<int> parents(n);
+  for (int i = 0; i < n; ++i) {
+    parents[static_cast<std::size_t>(i)] = i == 0 ? -1 : static_cast<int>(rng() % static_cast<unsigned>(i));
+    heads[static_cast<std::size_t>(i)] = Eigen::Vector3d(g(rng), g(rng), g(rng));
+    Eigen::Vector3d d(g(rng), g(rng), g(rng));
+    if (d.normalized().y() < -0.9) d.y() = -d.y();
+    tails[static_cast<std::size_t>(i)] = heads[static_cast<std::size_t>(i)] + d;
+    rolls[static_cast<std::size_t>(i)] = g(rng);
+  }
+  std::vector<Eigen::Matrix4d> rest(n);
+  blenderRestMatrices(heads.data(), tails.data(), rolls.data(), parents.data(), n, rest.data());
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+    // Unless a bone points near -Y relative to its parent, where Blender's local frame differs.
+    const Eigen::Matrix4d edit = boneMatrix(heads[i], tails[i], rolls[i]);
+    if (parents[i] >= 0) {
+      const Eigen::Vector3d local = edit.topLeftCorner<3, 3>().col(1).transpose() *
+                                    rest[static_cast<std::size_t>(parents[i])].topLeftCorner<3, 3>();
+      if (local.y() < -0.99) continue;
+    }
+    EXPECT_LT((rest[i] - edit).norm(), 1e-12) << i;
+  }
+}
+
+TEST(BlenderRestMatrices, NearMinusYTheRestFrameFollowsTheTrueDirection) {
+  // A bone 1e-4 rad from -Y has Blender's fixed edit frame (Y exactly -Y rotated by the roll).
+  // Under a parent pointing +Z, its direction relative to the parent is far from -Y, so Blender
+  // rebuilds matrix_local with the true direction as Y and the roll that best keeps the edit Z.
+  const Eigen::Vector3d dir = Eigen::Vector3d(1e-4, -1, 0).normalized();
+  const Eigen::Vector3d heads[2] = {{0, 0, 0}, {0, 0, 1}};
+  const Eigen::Vector3d tails[2] = {{0, 0, 1}, Eigen::Vector3d(0, 0, 1) + 0.5 * dir};
+  const double rolls[2] = {0.0, 0.3};
+  const int parents[2] = {-1, 0};
+  Eigen::Matrix4d rest[2];
+  blenderRestMatrices(heads, tails, rolls, parents, 2, rest);
+  EXPECT_LT((rest[0] - boneMatrix(heads[0], tails[0], 0.0)).norm(), 1e-15);
+  EXPECT_LT((rest[1].topLeftCorner<3, 3>().col(1) - dir).norm(), 1e-15);
+  EXPECT_LT((rest[1].topRightCorner<3, 1>() - heads[1]).norm(), 1e-15);
+  const Eigen::Matrix3d edit = boneFrame(dir, 0.3);
+  EXPECT_GT((edit.col(1) - dir).norm(), 5e-5);  // the edit frame's Y is not the bone's direction
+  EXPECT_LT((rest[1].topLeftCorner<3, 3>().col(2) - edit.col(2)).norm(), 2e-4);
+  const Eigen::Matrix3d r = rest[1].topLeftCorner<3, 3>();
+  EXPECT_LT((r.transpose() * r - Eigen::Matrix3d::Identity()).norm(), 1e-12);
+}
+
+}  // namespace
+}  // namespace rigfit

@@ -2,6 +2,8 @@
 // (docs/mpfb-behaviour.md §4.1). Computed in double precision.
 #pragma once
 
+#include <cstddef>
+
 #include <Eigen/Core>
 
 namespace rigfit {
@@ -17,6 +19,16 @@ Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll);
 /// The bone rest matrix in armature space: columns X, Y, Z of boneFrame(normalize(tail-head), roll),
 /// translation = head. A zero-length bone uses +Y as its direction.
 Eigen::Matrix4d boneMatrix(const Eigen::Vector3d& head, const Eigen::Vector3d& tail, double roll);
+
+/// Blender's rest matrices (Bone.matrix_local) for a whole armature, as Blender derives them when
+/// it leaves edit mode: head and tail are re-expressed in the parent's final rest matrix, the
+/// local frame is Blender's frame of that local direction with the roll that best matches the edit
+/// frame's Z axis, and matrix_local = parent's matrix_local x [local frame | local head + parent
+/// length along Y]. Away from the -Y singularity this equals boneMatrix(head, tail, roll) to
+/// rounding; near -Y its Y axis is the bone's true direction, as in Blender.
+/// `parents[i] < i` (parents first), kNoParent (-1) for roots.
+void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
+                         const int* parents, std::size_t count, Eigen::Matrix4d* out);
 
 /// The roll that points the bone's Z axis along `z` (projected onto the plane normal to n):
 /// atan2(z.X0, z.Z0), in (-pi, pi].

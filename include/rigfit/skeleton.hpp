@@ -22,7 +22,8 @@ struct Skeleton {
   std::vector<Eigen::Vector3d> tails;
   std::vector<double> rolls;             ///< Blender edit-bone roll, radians
   std::vector<double> lengths;
-  std::vector<Eigen::Matrix4d> rest;     ///< Blender's matrix_local: columns X, Y (bone axis), Z, head
+  /// Blender's Bone.matrix_local: columns X, Y (bone axis), Z, head (see blenderRestMatrices).
+  std::vector<Eigen::Matrix4d> rest;
   std::vector<std::uint32_t> source;     ///< index of the bone in RigDefinition::bones
   std::vector<std::uint8_t> connected;   ///< use_connect as applied
 

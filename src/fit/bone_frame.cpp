@@ -1,6 +1,10 @@
 #include "rigfit/bone_frame.hpp"
 
 #include <cmath>
+#include <vector>
+
+#include <Eigen/Geometry>
+#include <Eigen/LU>
 
 namespace rigfit {
 
@@ -48,6 +52,50 @@ Eigen::Matrix4d boneMatrix(const Eigen::Vector3d& head, const Eigen::Vector3d& t
   m.topLeftCorner<3, 3>() = boneFrame(d, roll);
   m.topRightCorner<3, 1>() = head;
   return m;
+}
+
+namespace {
+
+// Blender's vec_roll_to_mat3: normalises the vector first.
+Eigen::Matrix3d vecRollToMat3(const Eigen::Vector3d& v, double roll) {
+  const double len = v.norm();
+  return boneFrame(len > 0.0 ? Eigen::Vector3d(v / len) : Eigen::Vector3d(0.0, 1.0, 0.0), roll);
+}
+
+}  // namespace
+
+// Blender 3.4's armature_finalize_restpose, in double: local head/tail are taken relative to the
+// parent's tail in the parent's final matrix_local rotation (not its edit frame), the local roll is first 0 and then set so that the
+// bone's Z axis matches its edit frame: roll = -atan2(d[2][0], d[2][2]) with d = edit^-1 * rest.
+void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
+                         const int* parents, std::size_t count, Eigen::Matrix4d* out) {
+  std::vector<double> length(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const int p = parents[i];
+    Eigen::Vector3d head = heads[i], tail = tails[i];
+    if (p >= 0) {
+      // Relative to the parent's tail, in the parent's final rest rotation.
+      const auto q = static_cast<std::size_t>(p);
+      const Eigen::Matrix3d inv = out[q].topLeftCorner<3, 3>().inverse();
+      head = inv * (heads[i] - tails[q]);
+      tail = inv * (tails[i] - tails[q]);
+    }
+    length[i] = (tail - head).norm();
+    auto whereIs = [&](double roll) {
+      Eigen::Matrix4d bone = Eigen::Matrix4d::Identity();
+      bone.topLeftCorner<3, 3>() = vecRollToMat3(tail - head, roll);
+      if (p >= 0) {
+        const auto q = static_cast<std::size_t>(p);
+        bone.topRightCorner<3, 1>() = head + Eigen::Vector3d(0.0, length[q], 0.0);
+        return Eigen::Matrix4d(out[q] * bone);
+      }
+      bone.topRightCorner<3, 1>() = head;
+      return bone;
+    };
+    const Eigen::Matrix3d edit = vecRollToMat3(tails[i] - heads[i], rolls[i]);
+    const Eigen::Matrix3d dif = edit.inverse() * whereIs(0.0).topLeftCorner<3, 3>();
+    out[i] = whereIs(-std::atan2(dif(0, 2), dif(2, 2)));
+  }
 }
 
 double rollFromZAxis(const Eigen::Vector3d& n, const Eigen::Vector3d& z) {

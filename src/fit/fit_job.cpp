@@ -134,9 +134,7 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
     s.parents[k] = q == kNoParent ? kNoParent : static_cast<int>(p.rank[static_cast<std::size_t>(q)]);
     s.source[k] = i;
     s.connected[k] = p.connect[i];
-    const Eigen::Vector3d d = s.tails[k] - s.heads[k];
-    s.lengths[k] = d.norm();
-    s.rest[k] = boneMatrix(s.heads[k], s.tails[k], s.rolls[k]);
+    s.lengths[k] = (s.tails[k] - s.heads[k]).norm();
   }
   if (!removed.empty()) {
     // Compact: drop removed bones, remapping parent indices (order stays parents-first).
@@ -151,7 +149,6 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
       s.tails[w] = s.tails[k];
       s.rolls[w] = s.rolls[k];
       s.lengths[w] = s.lengths[k];
-      s.rest[w] = s.rest[k];
       s.source[w] = s.source[k];
       s.connected[w] = s.connected[k];
       ++w;
@@ -166,6 +163,7 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
     s.source.resize(w);
     s.connected.resize(w);
   }
+  blenderRestMatrices(s.heads.data(), s.tails.data(), s.rolls.data(), s.parents.data(), s.size(), s.rest.data());
   return {};
 }
 

@@ -17,6 +17,12 @@ class ObjParser {
   Expected<Mesh> run() {
     mesh_.scale_factor = scale_;
     mesh_.face_offsets.push_back(0);
+    // A rough upper bound keeps push_back from reallocating on typical files.
+    const std::size_t lines_guess = t_.size() / 24 + 16;
+    mesh_.positions.reserve(lines_guess * 3);
+    mesh_.corner_vertices.reserve(lines_guess * 4);
+    mesh_.corner_uvs.reserve(lines_guess * 4);
+    mesh_.corner_normals.reserve(lines_guess * 4);
     const char* p = t_.data();
     const char* end = p + t_.size();
     while (p < end) {
@@ -48,8 +54,33 @@ class ObjParser {
     while (p < e && (*p == ' ' || *p == '\t')) ++p;
     return p;
   }
+  // Plain decimals ("-7.3299") with at most 7 significant digits and 10 decimals are exact as
+  // float(mantissa) / 10^k: both operands are exact floats, so the one division is correctly
+  // rounded, the same float from_chars would give. Everything else goes to from_chars.
+  static bool fastDecimal(const char*& p, const char* e, float& out) {
+    const char* q = p;
+    bool neg = false;
+    if (q < e && (*q == '-' || *q == '+')) neg = *q++ == '-';
+    std::uint32_t m = 0;
+    int digits = 0, frac = 0;
+    const char* start = q;
+    while (q < e && *q >= '0' && *q <= '9') { m = m * 10 + static_cast<std::uint32_t>(*q++ - '0'); ++digits; }
+    if (q < e && *q == '.') {
+      ++q;
+      while (q < e && *q >= '0' && *q <= '9') { m = m * 10 + static_cast<std::uint32_t>(*q++ - '0'); ++digits; ++frac; }
+    }
+    if (q == start || digits == 0 || digits > 7 || frac > 10) return false;
+    if (q < e && *q != ' ' && *q != '\t' && *q != '\r') return false;
+    static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+    const float v = static_cast<float>(m) / kPow10[frac];
+    out = neg ? -v : v;
+    p = q;
+    return true;
+  }
+
   bool number(const char*& p, const char* e, float& out) {
     p = skipWs(p, e);
+    if (fastDecimal(p, e, out)) return true;
     const char* s = p;
     if (p < e && *p == '+') ++p;  // from_chars rejects a leading '+'
     auto r = std::from_chars(p, e, out);
@@ -64,9 +95,12 @@ class ObjParser {
   }
   bool index(const char*& p, const char* e, long count, std::int32_t& out, const char* what) {
     long v = 0;
-    auto r = std::from_chars(p, e, v);
-    if (r.ec != std::errc()) return fail(std::string("bad ") + what + " index");
-    p = r.ptr;
+    bool neg = false;
+    if (p < e && *p == '-') { neg = true; ++p; }
+    const char* start = p;
+    while (p < e && *p >= '0' && *p <= '9' && p - start < 12) v = v * 10 + (*p++ - '0');
+    if (p == start || (p < e && *p >= '0' && *p <= '9')) return fail(std::string("bad ") + what + " index");
+    if (neg) v = -v;
     if (v < 0) v += count;  // relative index
     else v -= 1;
     if (v < 0) return fail(std::string(what) + " index out of range");
@@ -81,6 +115,7 @@ class ObjParser {
     const char* kw = p;
     while (p < e && *p != ' ' && *p != '\t') ++p;
     const std::string_view key(kw, static_cast<std::size_t>(p - kw));
+    if (key.size() == 1 && key[0] == 'f') return face(p, e);
     if (key == "v") {
       float x, y, z;
       if (!number(p, e, x) || !number(p, e, y) || !number(p, e, z)) return false;
@@ -105,7 +140,6 @@ class ObjParser {
       mesh_.normals.push_back(y);
       return true;
     }
-    if (key == "f") return face(p, e);
     if (key == "g") {
       p = skipWs(p, e);
       std::string name(p, e);

@@ -66,6 +66,42 @@ def direction_y(b):
     return d[1] / ln if ln > 0 else float("nan")
 
 
+# Blender's vec_roll_to_mat3_normalized: below these, a direction counts as exactly -Y and the
+# symmetric fallback frame diag(-1, -1, 1) is used.
+SAFE_THRESHOLD = 6.1e-3
+CRITICAL_THRESHOLD_SQ = 2.5e-4 * 2.5e-4
+
+
+def minus_y_note(r, f, d):
+    """Explain a roll/matrix maximum on a bone pointing close to -Y (empty if it does not)."""
+    dv = [t - h for h, t in zip(r["head"], r["tail"])]
+    ln = math.sqrt(sum(c * c for c in dv))
+    if ln == 0.0:
+        return ""
+    x, y, z = (c / ln for c in dv)
+    if y >= -0.9:
+        return ""
+    alt = x * x + z * z
+    eps = math.sqrt(alt)  # angle from -Y (radians, small-angle)
+    if 1.0 + y <= SAFE_THRESHOLD and alt <= CRITICAL_THRESHOLD_SQ:
+        e = ""
+        if r["edit_matrix"] is not None and f["matrix"] is not None:
+            e = "; vs Blender's edit-bone matrix: %.1e" % max(
+                max_abs_diff(ra, fa) for ra, fa in zip(r["edit_matrix"], f["matrix"]))
+        return ("  (bone %.1e rad from -Y, inside Blender's singular cone (2.5e-4): the edit-bone frame is "
+                "the symmetric fallback, but matrix_local is re-derived from the parent and follows the "
+                "true direction, so they differ by about that angle%s)" % (eps, e))
+    # Near -Y the zero-roll frame's x/z axes turn by twice the change of the direction's azimuth
+    # about -Y, i.e. by about 2 * |d direction| / angle.
+    fv = [t - h for h, t in zip(f["head"], f["tail"])]
+    fl = math.sqrt(sum(c * c for c in fv))
+    ddir = math.sqrt(sum((a / fl - c / ln) ** 2 for a, c in zip(fv, dv))) if fl > 0 else float("nan")
+    return ("  (bone direction y=%.6f, %.1e rad from -Y, length %.3g m: near -Y the zero-roll frame turns by "
+            "about 2*|d direction|/angle = 2*%.1e/%.1e = %.1e rad; the direction difference comes from "
+            "float32 head/tail differences of %.1e m)"
+            % (y, eps, ln, ddir, eps, 2 * ddir / eps if eps else float("inf"), max(d["head"], d["tail"])))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("reference")
@@ -99,6 +135,7 @@ def main():
     worst_edit = (0.0, "")  # informative: vs the edit-bone matrix (before leaving edit mode)
     parent_diff = []
     per_bone = []
+    diffs = {}
     for n in common:
         r, f = ref[n], fit[n]
         d = {
@@ -120,6 +157,7 @@ def main():
         if r["parent"] != f["parent"]:
             parent_diff.append((n, r["parent"], f["parent"]))
         per_bone.append((d["matrix"], n, d))
+        diffs[n] = d
 
     tols = {"head": args.tol, "tail": args.tol, "roll": roll_tol, "matrix": mat_tol}
     units = {"head": "m", "tail": "m", "roll": "rad", "matrix": ""}
@@ -135,9 +173,7 @@ def main():
             fails.append(k)
         note = ""
         if k in ("roll", "matrix") and n and bad:
-            y = direction_y(ref[n])
-            if y < -0.9:
-                note = "  (bone direction y=%.6f: close to -Y, Blender's float32 frame is ill-conditioned there)" % y
+            note = minus_y_note(ref[n], fit[n], diffs[n])
         print("   max |d%-6s| = %.3e %-3s  worst: %-32s %s%s"
               % (k, v, units[k], n or "-", "FAIL" if bad else "ok", note))
     if worst_edit[1]:

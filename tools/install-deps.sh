@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs rigfit's build and test dependencies from Debian's packages.
+set -euo pipefail
+PACKAGES=(cmake ninja-build g++ pkg-config python3
+          libsimdjson-dev libeigen3-dev libcli11-dev libzstd-dev libhwy-dev
+          libgtest-dev libbenchmark-dev)
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
