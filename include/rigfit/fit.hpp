@@ -46,8 +46,9 @@ struct PreparedRig {
   std::vector<int> parent;              ///< rig order index, or kNoParent
   std::vector<End> heads, tails;
   std::vector<std::uint32_t> indices;   ///< vertex indices (negative ones already wrapped)
-  std::vector<std::uint32_t> cube_offsets;  ///< cube c has members [cube_offsets[c], cube_offsets[c+1])
-  std::vector<std::uint32_t> cube_members;
+  std::vector<std::uint32_t> cube_offsets;  ///< cube c has ranges [cube_offsets[c], cube_offsets[c+1])
+  std::vector<VertexGroups::Range> cube_ranges;  ///< inclusive vertex ranges of each cube
+  std::vector<std::uint32_t> cube_sizes;    ///< vertices per cube
   std::vector<std::string> cube_names;
   std::vector<double> rolls;
   std::vector<RollStrategy> roll_strategies;

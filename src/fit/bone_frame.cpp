@@ -1,6 +1,7 @@
 #include "rigfit/bone_frame.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Geometry>
@@ -36,6 +37,7 @@ Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll) {
   // singularity that is X0 cos r - Z0 sin r, n, Z0 cos r + X0 sin r; Rodrigues' formula in full
   // keeps the singular case (where the frame's Y is exactly -Y, not n) identical to Blender.
   const Eigen::Matrix3d z0 = zeroRollFrame(n);
+  if (roll == 0.0) return z0;  // the rotation by 0 is exactly the identity
   const double c = std::cos(roll), s = std::sin(roll), t = 1.0 - c;
   Eigen::Matrix3d r;
   r << t * n.x() * n.x() + c, t * n.x() * n.y() - s * n.z(), t * n.x() * n.z() + s * n.y(),
@@ -65,17 +67,40 @@ Eigen::Matrix3d vecRollToMat3(const Eigen::Vector3d& v, double roll) {
 }  // namespace
 
 // Blender 3.4's armature_finalize_restpose, in double: local head/tail are taken relative to the
-// parent's tail in the parent's final matrix_local rotation (not its edit frame), the local roll is first 0 and then set so that the
-// bone's Z axis matches its edit frame: roll = -atan2(d[2][0], d[2][2]) with d = edit^-1 * rest.
+// parent's tail in the parent's final matrix_local rotation (not its edit frame), the local roll is
+// first 0 and then set so that the bone's Z axis matches its edit frame:
+// roll = -atan2(d[2][0], d[2][2]) with d = edit^-1 * rest.
+// When the bone's frame, its frame relative to the parent and every ancestor's are outside
+// Blender's near -Y band, all those frames are exact rotations and the procedure returns the
+// edit frame itself, so that case takes the short path (equal to rounding).
 void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
                          const int* parents, std::size_t count, Eigen::Matrix4d* out) {
-  std::vector<double> length(count);
+  constexpr double kBand = 6.1e-3;  // 1 + y at or below this: Blender's series or fixed frame
+  thread_local std::vector<double> length;
+  thread_local std::vector<std::uint8_t> clean;
+  length.resize(count);
+  clean.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     const int p = parents[i];
+    const auto q = static_cast<std::size_t>(p);
+    const Eigen::Vector3d d = tails[i] - heads[i];
+    const double len = d.norm();
+    const Eigen::Vector3d n = len > 0.0 ? Eigen::Vector3d(d / len) : Eigen::Vector3d(0.0, 1.0, 0.0);
+    const bool parent_clean = p < 0 || clean[q];
+    // With a clean parent its rest rotation is exact, so the local direction's y is n_parent . n.
+    const double local_y = p < 0 ? n.y() : Eigen::Vector3d(out[q].block<3, 1>(0, 1)).dot(n);
+    if (parent_clean && 1.0 + n.y() > kBand && 1.0 + local_y > kBand) {
+      clean[i] = 1;
+      length[i] = len;
+      out[i].setIdentity();
+      out[i].topLeftCorner<3, 3>() = boneFrame(n, rolls[i]);
+      out[i].topRightCorner<3, 1>() = heads[i];
+      continue;
+    }
+    clean[i] = 0;
     Eigen::Vector3d head = heads[i], tail = tails[i];
     if (p >= 0) {
       // Relative to the parent's tail, in the parent's final rest rotation.
-      const auto q = static_cast<std::size_t>(p);
       const Eigen::Matrix3d inv = out[q].topLeftCorner<3, 3>().inverse();
       head = inv * (heads[i] - tails[q]);
       tail = inv * (tails[i] - tails[q]);
@@ -85,14 +110,13 @@ void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* ta
       Eigen::Matrix4d bone = Eigen::Matrix4d::Identity();
       bone.topLeftCorner<3, 3>() = vecRollToMat3(tail - head, roll);
       if (p >= 0) {
-        const auto q = static_cast<std::size_t>(p);
         bone.topRightCorner<3, 1>() = head + Eigen::Vector3d(0.0, length[q], 0.0);
         return Eigen::Matrix4d(out[q] * bone);
       }
       bone.topRightCorner<3, 1>() = head;
       return bone;
     };
-    const Eigen::Matrix3d edit = vecRollToMat3(tails[i] - heads[i], rolls[i]);
+    const Eigen::Matrix3d edit = vecRollToMat3(d, rolls[i]);
     const Eigen::Matrix3d dif = edit.inverse() * whereIs(0.0).topLeftCorner<3, 3>();
     out[i] = whereIs(-std::atan2(dif(0, 2), dif(2, 2)));
   }

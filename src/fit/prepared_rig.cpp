@@ -53,9 +53,9 @@ class Preparer {
     }
     p.cube_offsets.push_back(0);
     for (const auto& c : cubes_) {
-      for (const auto& r : groups_.ranges[c])
-        for (std::uint32_t v = r.first; v <= r.last; ++v) p.cube_members.push_back(v);
-      p.cube_offsets.push_back(static_cast<std::uint32_t>(p.cube_members.size()));
+      for (const auto& r : groups_.ranges[c]) p.cube_ranges.push_back(r);
+      p.cube_offsets.push_back(static_cast<std::uint32_t>(p.cube_ranges.size()));
+      p.cube_sizes.push_back(static_cast<std::uint32_t>(groups_.memberCount(c)));
       p.cube_names.push_back(groups_.names[c]);
     }
     p.fallback_count = p.warnings.size();

@@ -34,13 +34,17 @@ Eigen::Vector3d evaluateEnd(const PreparedRig& p, const PreparedRig::End& e, con
 void cubeCentres(const PreparedRig& p, const float* pos, Eigen::Vector3d* out) {
   const std::size_t n = p.cube_names.size();
   for (std::size_t c = 0; c < n; ++c) {
-    Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-    const std::uint32_t a = p.cube_offsets[c], b = p.cube_offsets[c + 1];
-    for (std::uint32_t k = a; k < b; ++k) {
-      const float* q = pos + 3 * static_cast<std::size_t>(p.cube_members[k]);
-      sum += Eigen::Vector3d(q[0], q[1], q[2]);
+    // Joint cubes are contiguous vertex ranges in hm08: sum them as flat streams.
+    double sx = 0.0, sy = 0.0, sz = 0.0;
+    for (std::uint32_t k = p.cube_offsets[c]; k < p.cube_offsets[c + 1]; ++k) {
+      const VertexGroups::Range r = p.cube_ranges[k];
+      for (const float* q = pos + 3 * static_cast<std::size_t>(r.first); q <= pos + 3 * static_cast<std::size_t>(r.last); q += 3) {
+        sx += q[0];
+        sy += q[1];
+        sz += q[2];
+      }
     }
-    out[c] = sum / static_cast<double>(b - a);
+    out[c] = Eigen::Vector3d(sx, sy, sz) / static_cast<double>(p.cube_sizes[c]);
   }
 }
 
