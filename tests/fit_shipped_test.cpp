@@ -40,6 +40,14 @@ TEST(FitShipped, EveryRigFitsTheBaseMeshWithoutFallbacks) {
       const double tol = 1e-4;
       EXPECT_LT((r.transpose() * r - Eigen::Matrix3d::Identity()).norm(), tol) << name << " " << s.names[i];
       EXPECT_NEAR(r.determinant(), 1.0, tol);
+      // Blender's object-mode rest data composes back into matrix_local.
+      Eigen::Matrix4d local = Eigen::Matrix4d::Identity();
+      local.topLeftCorner<3, 3>() = s.local_rotation[i];
+      local.topRightCorner<3, 1>() = s.local_head[i];
+      if (s.parents[i] >= 0) local(1, 3) += s.local_length[static_cast<std::size_t>(s.parents[i])];
+      const Eigen::Matrix4d composed = s.parents[i] >= 0 ? Eigen::Matrix4d(s.rest[static_cast<std::size_t>(s.parents[i])] * local) : local;
+      EXPECT_LT((composed - s.rest[i]).norm(), 1e-12) << name << " " << s.names[i];
+      EXPECT_NEAR(s.local_length[i], s.lengths[i], 1e-12);
       if (s.connected[i]) { EXPECT_EQ(s.heads[i], s.tails[static_cast<std::size_t>(s.parents[i])]) << name << " " << s.names[i]; }
     }
   }

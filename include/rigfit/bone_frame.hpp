@@ -27,8 +27,11 @@ Eigen::Matrix4d boneMatrix(const Eigen::Vector3d& head, const Eigen::Vector3d& t
 /// length along Y]. Away from the -Y singularity this equals boneMatrix(head, tail, roll) to
 /// rounding; near -Y its Y axis is the bone's true direction, as in Blender.
 /// `parents[i] < i` (parents first), kNoParent (-1) for roots.
+/// Optional outputs (may be null): each bone's Bone.bone_mat, Bone.head and Bone.length.
 void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
-                         const int* parents, std::size_t count, Eigen::Matrix4d* out);
+                         const int* parents, std::size_t count, Eigen::Matrix4d* out,
+                         Eigen::Matrix3d* local_rotation = nullptr, Eigen::Vector3d* local_head = nullptr,
+                         double* local_length = nullptr);
 
 /// The roll that points the bone's Z axis along `z` (projected onto the plane normal to n):
 /// atan2(z.X0, z.Z0), in (-pi, pi].

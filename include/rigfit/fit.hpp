@@ -55,6 +55,10 @@ struct PreparedRig {
   std::vector<std::uint8_t> has_reference;
   std::vector<Eigen::Vector3d> references;  ///< roll_reference_z where given
   std::vector<std::uint8_t> connect;
+  std::vector<std::uint8_t> inherit_rotation;
+  std::vector<InheritScale> inherit_scale;
+  std::vector<std::uint8_t> local_location;
+  std::vector<RotationMode> rotation_mode;
   std::vector<std::uint32_t> order;     ///< parents-first (depth-first, children in rig order)
   std::vector<std::uint32_t> rank;      ///< rank[rig index] = position in `order`
   std::vector<FitWarning> warnings;     ///< fallbacks decided while preparing

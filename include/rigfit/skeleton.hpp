@@ -27,6 +27,19 @@ struct Skeleton {
   std::vector<std::uint32_t> source;     ///< index of the bone in RigDefinition::bones
   std::vector<std::uint8_t> connected;   ///< use_connect as applied
 
+  // Blender's object-mode rest data relative to the parent (what posing composes):
+  // rest[i] = rest[parent] * [local_rotation | local_head + (0, local_length[parent], 0)], or
+  // [local_rotation | local_head] for a root.
+  std::vector<Eigen::Matrix3d> local_rotation;  ///< Bone.bone_mat
+  std::vector<Eigen::Vector3d> local_head;      ///< Bone.head (relative to the parent's tail, parent frame)
+  std::vector<double> local_length;             ///< Bone.length as Blender computes it
+
+  // Pose-time flags from the rig.
+  std::vector<std::uint8_t> inherit_rotation;   ///< use_inherit_rotation
+  std::vector<InheritScale> inherit_scale;
+  std::vector<std::uint8_t> local_location;     ///< use_local_location
+  std::vector<RotationMode> rotation_mode;      ///< the rig's rotation_mode (MPFB forces XYZ for standard rigs)
+
   std::size_t size() const { return names.size(); }
   /// Index of a bone by name, or -1.
   int find(std::string_view name) const;

@@ -74,7 +74,8 @@ Eigen::Matrix3d vecRollToMat3(const Eigen::Vector3d& v, double roll) {
 // Blender's near -Y band, all those frames are exact rotations and the procedure returns the
 // edit frame itself, so that case takes the short path (equal to rounding).
 void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
-                         const int* parents, std::size_t count, Eigen::Matrix4d* out) {
+                         const int* parents, std::size_t count, Eigen::Matrix4d* out, Eigen::Matrix3d* local_rotation,
+                         Eigen::Vector3d* local_head, double* local_length) {
   constexpr double kBand = 6.1e-3;  // 1 + y at or below this: Blender's series or fixed frame
   thread_local std::vector<double> length;
   thread_local std::vector<std::uint8_t> clean;
@@ -95,6 +96,13 @@ void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* ta
       out[i].setIdentity();
       out[i].topLeftCorner<3, 3>() = boneFrame(n, rolls[i]);
       out[i].topRightCorner<3, 1>() = heads[i];
+      if (local_rotation) {
+        // Exact rotations: the local frame is the parent's transpose times this one.
+        local_rotation[i] = p < 0 ? Eigen::Matrix3d(out[i].topLeftCorner<3, 3>())
+                                  : Eigen::Matrix3d(out[q].topLeftCorner<3, 3>().transpose() * out[i].topLeftCorner<3, 3>());
+      }
+      if (local_head) local_head[i] = p < 0 ? heads[i] : Eigen::Vector3d(out[q].topLeftCorner<3, 3>().transpose() * (heads[i] - tails[q]));
+      if (local_length) local_length[i] = len;
       continue;
     }
     clean[i] = 0;
@@ -118,7 +126,11 @@ void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* ta
     };
     const Eigen::Matrix3d edit = vecRollToMat3(d, rolls[i]);
     const Eigen::Matrix3d dif = edit.inverse() * whereIs(0.0).topLeftCorner<3, 3>();
-    out[i] = whereIs(-std::atan2(dif(0, 2), dif(2, 2)));
+    const double local_roll = -std::atan2(dif(0, 2), dif(2, 2));
+    out[i] = whereIs(local_roll);
+    if (local_rotation) local_rotation[i] = vecRollToMat3(tail - head, local_roll);
+    if (local_head) local_head[i] = head;
+    if (local_length) local_length[i] = length[i];
   }
 }
 

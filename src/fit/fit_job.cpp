@@ -163,7 +163,23 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
     s.source.resize(w);
     s.connected.resize(w);
   }
-  blenderRestMatrices(s.heads.data(), s.tails.data(), s.rolls.data(), s.parents.data(), s.size(), s.rest.data());
+  const std::size_t n = s.size();
+  fit(s.local_rotation, n);
+  fit(s.local_head, n);
+  fit(s.local_length, n);
+  fit(s.inherit_rotation, n);
+  fit(s.inherit_scale, n);
+  fit(s.local_location, n);
+  fit(s.rotation_mode, n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = s.source[k];
+    s.inherit_rotation[k] = p.inherit_rotation[i];
+    s.inherit_scale[k] = p.inherit_scale[i];
+    s.local_location[k] = p.local_location[i];
+    s.rotation_mode[k] = p.rotation_mode[i];
+  }
+  blenderRestMatrices(s.heads.data(), s.tails.data(), s.rolls.data(), s.parents.data(), n, s.rest.data(),
+                      s.local_rotation.data(), s.local_head.data(), s.local_length.data());
   return {};
 }
 

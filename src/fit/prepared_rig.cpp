@@ -50,6 +50,10 @@ class Preparer {
       p.references.push_back(b.roll_reference_z ? Eigen::Vector3d((*b.roll_reference_z)[0], (*b.roll_reference_z)[1], (*b.roll_reference_z)[2])
                                                 : Eigen::Vector3d::Zero());
       p.connect.push_back(b.use_connect && p.parent[i] != kNoParent);
+      p.inherit_rotation.push_back(b.use_inherit_rotation);
+      p.inherit_scale.push_back(b.inherit_scale);
+      p.local_location.push_back(b.use_local_location);
+      p.rotation_mode.push_back(b.rotation_mode);
     }
     p.cube_offsets.push_back(0);
     for (const auto& c : cubes_) {
