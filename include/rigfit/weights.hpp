@@ -1,0 +1,99 @@
+// Weights: MPFB's weights.*.json files and rigfit's one sparse skin layout
+// (docs/mpfb-behaviour.md §7).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rigfit/error.hpp"
+#include "rigfit/json.hpp"
+#include "rigfit/rig.hpp"
+#include "rigfit/skeleton.hpp"
+
+namespace rigfit {
+
+/// A weights file as stored: every group with its [vertex, weight] pairs in file order, and every
+/// other top-level key (copyright, description, license, name, version, ...) kept as JSON.
+struct WeightsFile {
+  struct Group {
+    std::string name;
+    std::vector<std::int64_t> vertices;
+    std::vector<double> weights;
+    std::vector<std::uint8_t> weight_is_int;  ///< empty, or 1 where the file wrote an integer (0, 1)
+  };
+  std::string label;
+  Json header = Json::object();  ///< top-level keys except "weights", in file order
+  std::vector<Group> groups;     ///< file order
+  bool final_newline = false;
+};
+
+/// Parses a weights file (simdjson). Errors name the file and the JSON path
+/// (weights["thigh_l"][12][1]); NaN, negative or non-numeric weights and non-integer or negative
+/// vertex indices are errors. `vertex_count` (0: unchecked) bounds the vertex indices.
+[[nodiscard]] Expected<WeightsFile> parseWeights(std::string_view text, std::string_view label, std::size_t vertex_count = 0);
+[[nodiscard]] Expected<WeightsFile> readWeights(const std::string& path, std::size_t vertex_count = 0);
+
+struct WeightsWriteOptions {
+  /// MPFB's current saver: drop weights below 1e-4 and round to 5 decimals.
+  bool mpfb_rounding = false;
+};
+
+/// Writes the file as MPFB does (json.dump(indent=4, sort_keys=True)); groups are written in sorted
+/// order (as sort_keys does) and pairs in stored order. Load -> write gives the same bytes for
+/// every file MPFB wrote with sorted keys.
+std::string writeWeights(const WeightsFile& file, const WeightsWriteOptions& options = {});
+
+/// rigfit's skin: per vertex, its bone influences sorted by descending weight (ties: lower bone
+/// index first), vertices ascending. Weights are as Blender's vertex groups hold them after MPFB
+/// loads a file (entries mapped to one bone summed, clamped to [0, 1]); they are not normalised
+/// (Blender's armature modifier divides by the vertex's total when it deforms).
+struct Skin {
+  std::size_t vertex_count = 0;
+  std::size_t bone_count = 0;
+  std::vector<std::uint32_t> offsets;  ///< vertex v: influences [offsets[v], offsets[v+1]); size vertex_count+1
+  std::vector<std::uint16_t> bones;    ///< Skeleton bone index
+  std::vector<float> weights;
+
+  /// mhmask-* groups, kept apart (they are not bones): name and dense per-vertex weight.
+  std::vector<std::string> mask_names;
+  std::vector<std::vector<float>> masks;
+
+  std::size_t influenceCount(std::size_t v) const { return offsets[v + 1] - offsets[v]; }
+  std::size_t maxInfluences() const;
+};
+
+/// How file groups were matched to bones (for reports and warnings).
+struct WeightsBinding {
+  struct Match {
+    std::string group;  ///< file group
+    std::string bone;   ///< skeleton bone it feeds
+  };
+  std::vector<Match> matches;
+  std::vector<std::string> unmapped;  ///< groups that name no bone (not masks): dropped, reported
+  std::vector<std::string> unweighted_bones;  ///< bones no group feeds
+};
+
+/// Maps the file's groups to the skeleton's bones as MPFB does (§7.2): exact name; `DEF-` toggled;
+/// the toe fallback for rigs without toes; `extra_bones` of the rig. `mhmask-*` groups become
+/// masks. Weights of groups mapped to the same bone are summed with clamping to [0, 1].
+/// Vertex indices must be < vertex_count.
+[[nodiscard]] Expected<Skin> bindWeights(const WeightsFile& file, const Skeleton& skeleton, const RigDefinition& rig,
+                                         std::size_t vertex_count, WeightsBinding* binding = nullptr);
+
+/// Fixed-size influences for formats that need them (glTF JOINTS_n/WEIGHTS_n): per vertex the K
+/// heaviest influences (K = 4 or 8), heaviest first, renormalised to sum 1; unused slots have
+/// bone 0 and weight 0. A vertex with no influence (or total <= 1e-4, which Blender leaves at rest)
+/// gets all-zero weights. Writes vertex_count*K entries to each output.
+/// Returns the number of vertices that lost influences; `dropped_weight` (optional) receives the
+/// largest normalised weight dropped from any vertex.
+std::size_t limitInfluences(const Skin& skin, int k, std::span<std::uint16_t> bones, std::span<float> weights,
+                            double* dropped_weight = nullptr);
+
+/// Quantised variant: weights as unsigned integers of `bits` (8 or 16) that sum to exactly
+/// 2^bits - 1 per weighted vertex (the rounding error goes to the heaviest influence).
+void quantizeInfluences(std::span<const float> weights, int k, int bits, std::span<std::uint16_t> out);
+
+}  // namespace rigfit
