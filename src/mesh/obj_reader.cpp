@@ -61,15 +61,22 @@ class ObjParser {
     const char* q = p;
     bool neg = false;
     if (q < e && (*q == '-' || *q == '+')) neg = *q++ == '-';
-    std::uint32_t m = 0;
-    int digits = 0, frac = 0;
-    const char* start = q;
-    while (q < e && *q >= '0' && *q <= '9') { m = m * 10 + static_cast<std::uint32_t>(*q++ - '0'); ++digits; }
+    std::uint64_t int_part = 0, frac_part = 0;
+    const char* int_start = q;
+    digits(q, e, int_part);
+    const int int_digits = static_cast<int>(q - int_start);
+    int frac = 0;
     if (q < e && *q == '.') {
       ++q;
-      while (q < e && *q >= '0' && *q <= '9') { m = m * 10 + static_cast<std::uint32_t>(*q++ - '0'); ++digits; ++frac; }
+      const char* frac_start = q;
+      digits(q, e, frac_part);
+      frac = static_cast<int>(q - frac_start);
     }
-    if (q == start || digits == 0 || digits > 7 || frac > 10) return false;
+    // Significant digits: leading zeros of the integer part do not count.
+    const int sig = (int_part ? int_digits : 0) + frac;
+    if (int_digits + frac == 0 || sig > 7 || frac > 10 || int_digits > 7) return false;
+    static constexpr std::uint32_t kScale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 0};
+    const std::uint32_t m = static_cast<std::uint32_t>(int_part * kScale[frac] + frac_part);
     if (q < e && *q != ' ' && *q != '\t' && *q != '\r') return false;
     static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
     const float v = static_cast<float>(m) / kPow10[frac];
@@ -93,15 +100,26 @@ class ObjParser {
     p = r.ptr;
     return true;
   }
+  // Digits as an unsigned number: one compare per character (d > 9 catches both ends).
+  static bool digits(const char*& p, const char* e, std::uint64_t& v) {
+    const char* s = p;
+    v = 0;
+    while (p < e) {
+      const unsigned d = static_cast<unsigned char>(*p) - static_cast<unsigned>('0');
+      if (d > 9) break;
+      v = v * 10 + d;
+      ++p;
+    }
+    return p != s && p - s <= 10;
+  }
+
   bool index(const char*& p, const char* e, long count, std::int32_t& out, const char* what) {
-    long v = 0;
-    bool neg = false;
-    if (p < e && *p == '-') { neg = true; ++p; }
-    const char* start = p;
-    while (p < e && *p >= '0' && *p <= '9' && p - start < 12) v = v * 10 + (*p++ - '0');
-    if (p == start || (p < e && *p >= '0' && *p <= '9')) return fail(std::string("bad ") + what + " index");
-    if (neg) v = -v;
-    if (v < 0) v += count;  // relative index
+    const bool neg = p < e && *p == '-';
+    if (neg) ++p;
+    std::uint64_t u = 0;
+    if (!digits(p, e, u)) return fail(std::string("bad ") + what + " index");
+    long v = static_cast<long>(u);
+    if (neg) v = count - v;  // relative: -1 is the last one defined so far
     else v -= 1;
     if (v < 0) return fail(std::string(what) + " index out of range");
     if (v > INT32_MAX) return fail(std::string(what) + " index too large");
