@@ -1,0 +1,74 @@
+// The export pipeline's shared model: what G4MF and glTF writers both need, already in their
+// frame (Y up, metres, character facing +Z), with helper geometry removed, vertices split where
+// UVs or normals differ, bone names made safe, and the skin remapped to the exported vertices.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "rigfit/error.hpp"
+#include "rigfit/mesh.hpp"
+#include "rigfit/skeleton.hpp"
+#include "rigfit/weights.hpp"
+
+namespace rigfit {
+
+struct ExportOptions {
+  bool keep_helpers = false;  ///< keep helper geometry and joint cubes (default: body only)
+};
+
+struct ExportModel {
+  // Skeleton, parents first. Bones point along their local +Y, as in Blender.
+  std::vector<std::string> names;         ///< export names (see exportName)
+  std::vector<std::string> source_names;  ///< MakeHuman / rig names
+  std::vector<int> parents;               ///< kNoParent for roots
+  std::vector<Eigen::Matrix4d> bind_global;  ///< bone -> model, Y up
+  std::vector<Eigen::Matrix4d> bind_local;   ///< bone -> parent bone (roots: = bind_global)
+  std::vector<double> lengths;
+  std::vector<double> rolls;              ///< the rig's edit roll (Blender frame), kept for round trips
+  std::vector<Eigen::Vector3d> heads, tails;  ///< Y up
+
+  // Mesh, Y up: one vertex per distinct (position, UV, normal) corner.
+  std::vector<float> positions;           ///< 3 per vertex
+  std::vector<float> normals;             ///< 3 per vertex
+  std::vector<float> uvs;                 ///< 2 per vertex; empty when the mesh has none
+  std::vector<std::uint32_t> triangles;   ///< 3 per triangle (polygons fanned from their first corner)
+  std::vector<std::uint32_t> polygon_offsets;  ///< polygon p: corners [offsets[p], offsets[p+1]) in polygon_corners
+  std::vector<std::uint32_t> polygon_corners;  ///< export vertex per polygon corner
+  std::vector<std::uint32_t> source_vertex;    ///< per export vertex: index in the input mesh
+
+  Skin skin;  ///< influences per export vertex (bones index this skeleton); empty if none given
+
+  std::size_t vertexCount() const { return positions.size() / 3; }
+};
+
+/// The rig frame (Blender: Z up, -Y forward) to the export frame (Y up, +Z forward):
+/// (x, y, z) -> (x, z, -y), the same change of basis Blender's glTF exporter applies.
+Eigen::Matrix4d rigToExportFrame();
+
+/// A name valid in G4MF and safe everywhere: each of " # * . : | ? @ < > { } [ ] / \ % and every
+/// control character becomes '_' ("upperarm01.L" -> "upperarm01_L"); empty -> "_".
+std::string exportName(std::string_view name);
+
+/// Makes `name` unique against `taken` by appending _2, _3, ... and records it.
+std::string uniqueName(std::vector<std::string>& taken, const std::string& name);
+
+/// Builds the model from a mesh and a skeleton. `positions` (rig frame, 3 per mesh vertex) and
+/// `bind` (armature-space bone matrices, one per bone) default to the rest data; pass posed ones
+/// to make a pose the bind pose. `normals` (3 per mesh vertex, rig frame) default to the OBJ's own
+/// per-corner normals, else angle-weighted vertex normals of `positions`. `groups` (optional) tell
+/// which vertices are helpers and joint cubes.
+[[nodiscard]] Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleton, const Skin* skin,
+                                                     const VertexGroups* groups, const ExportOptions& options,
+                                                     std::span<const float> positions = {},
+                                                     std::span<const Eigen::Matrix4d> bind = {},
+                                                     std::span<const float> normals = {});
+
+/// Angle-weighted vertex normals (as Blender computes smooth vertex normals) of a polygon mesh.
+void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out);
+
+}  // namespace rigfit

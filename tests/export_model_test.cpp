@@ -1,0 +1,93 @@
+#include <Eigen/LU>
+#include <gtest/gtest.h>
+
+#include "rigfit/data.hpp"
+#include "rigfit/export_model.hpp"
+#include "rigfit/fit.hpp"
+
+namespace rigfit {
+namespace {
+
+TEST(ExportModel, Names) {
+  EXPECT_EQ(exportName("upperarm01.L"), "upperarm01_L");
+  EXPECT_EQ(exportName("mixamorig:Hips"), "mixamorig_Hips");
+  EXPECT_EQ(exportName("a/b\\c%d#e"), "a_b_c_d_e");
+  EXPECT_EQ(exportName(""), "_");
+  EXPECT_EQ(exportName("caf\xC3\xA9"), "caf\xC3\xA9");  // non-ASCII letters stay
+  EXPECT_EQ(exportName("x\xC2\x85y"), "x_y");           // U+0085 is a control character
+  std::vector<std::string> taken;
+  EXPECT_EQ(uniqueName(taken, "a_L"), "a_L");
+  EXPECT_EQ(uniqueName(taken, "a_L"), "a_L_2");
+  EXPECT_EQ(uniqueName(taken, "a_L"), "a_L_3");
+}
+
+TEST(ExportModel, FrameChangeIsBlendersGltfBasis) {
+  const Eigen::Matrix4d c = rigToExportFrame();
+  // Blender's forward (-Y) becomes glTF's +Z, up (+Z) becomes +Y.
+  EXPECT_EQ((c * Eigen::Vector4d(0, -1, 0, 1)).head<3>(), Eigen::Vector3d(0, 0, 1));
+  EXPECT_EQ((c * Eigen::Vector4d(0, 0, 1, 1)).head<3>(), Eigen::Vector3d(0, 1, 0));
+  EXPECT_EQ((c * Eigen::Vector4d(1, 0, 0, 1)).head<3>(), Eigen::Vector3d(1, 0, 0));
+  EXPECT_NEAR(c.determinant(), 1.0, 0.0);
+}
+
+TEST(ExportModel, DemoCharacterBodyOnly) {
+  const DataSource demo = DataSource::builtinDemo();
+  auto mesh = loadBaseMesh(demo);
+  ASSERT_TRUE(mesh.ok());
+  auto groups = loadVertexGroups(demo, mesh->vertexCount());
+  ASSERT_TRUE(groups.ok());
+  auto rig = loadRig(demo, *locateRig(demo, "demo"));
+  ASSERT_TRUE(rig.ok());
+  auto fit = fitRig(*rig, *mesh, *groups);
+  ASSERT_TRUE(fit.ok());
+  const Skeleton& s = fit->skeleton;
+  // A hand-made skin: every vertex follows bone (v mod bones) fully, vertex 0 two bones.
+  Skin skin;
+  skin.vertex_count = mesh->vertexCount();
+  skin.bone_count = s.size();
+  skin.offsets.push_back(0);
+  for (std::size_t v = 0; v < mesh->vertexCount(); ++v) {
+    skin.bones.push_back(static_cast<std::uint16_t>(v % s.size()));
+    skin.weights.push_back(v == 0 ? 0.75f : 1.0f);
+    if (v == 0) {
+      skin.bones.push_back(1);
+      skin.weights.push_back(0.25f);
+    }
+    skin.offsets.push_back(static_cast<std::uint32_t>(skin.bones.size()));
+  }
+  auto m = buildExportModel(*mesh, s, &skin, &*groups, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  // Joint cubes (vertices 497..688) are gone; body vertices split only where UVs differ.
+  for (std::uint32_t v : m->source_vertex) EXPECT_LT(v, 497u);
+  EXPECT_GE(m->vertexCount(), 497u);
+  EXPECT_EQ(m->polygon_offsets.size() - 1, 467u);
+  EXPECT_EQ(m->triangles.size(), 467u * 2 * 3);
+  // Positions are the rig frame turned Y up.
+  for (std::size_t e = 0; e < m->vertexCount(); e += 37) {
+    const std::uint32_t v = m->source_vertex[e];
+    EXPECT_EQ(m->positions[3 * e], mesh->positions[3 * v]);
+    EXPECT_EQ(m->positions[3 * e + 1], mesh->positions[3 * v + 2]);
+    EXPECT_EQ(m->positions[3 * e + 2], -mesh->positions[3 * v + 1]);
+    EXPECT_NEAR(Eigen::Vector3f(m->normals[3 * e], m->normals[3 * e + 1], m->normals[3 * e + 2]).norm(), 1.0f, 1e-5f);
+    // The skin follows its vertex.
+    ASSERT_EQ(m->skin.influenceCount(e), skin.influenceCount(v));
+    EXPECT_EQ(m->skin.bones[m->skin.offsets[e]], skin.bones[skin.offsets[v]]);
+  }
+  // Bind matrices: local composes to global; bones still point along local +Y to their tails.
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const int p = m->parents[i];
+    const Eigen::Matrix4d g = p < 0 ? m->bind_local[i] : Eigen::Matrix4d(m->bind_global[static_cast<std::size_t>(p)] * m->bind_local[i]);
+    EXPECT_LT((g - m->bind_global[i]).norm(), 1e-12);
+    const Eigen::Vector3d tip = (m->bind_global[i] * Eigen::Vector4d(0, m->lengths[i], 0, 1)).head<3>();
+    // (Bones near -Y keep Blender's slightly non-orthonormal frame: the tip is off by < 1e-6.)
+    EXPECT_LT((tip - m->tails[i]).norm(), 1e-6) << m->names[i];
+  }
+  EXPECT_EQ(m->names[s.find("upperarm.L")], "upperarm_L");
+  // Keeping helpers keeps every vertex.
+  auto all = buildExportModel(*mesh, s, &skin, &*groups, {.keep_helpers = true});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->polygon_offsets.size() - 1, mesh->faceCount());
+}
+
+}  // namespace
+}  // namespace rigfit
