@@ -1,0 +1,46 @@
+// A character: body + fitted rig + skin, loaded from a data source the way MPFB adds a rig
+// to a human. The stage every command that needs a rigged body starts from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rigfit/data.hpp"
+#include "rigfit/error.hpp"
+#include "rigfit/fit.hpp"
+#include "rigfit/mesh.hpp"
+#include "rigfit/rig.hpp"
+#include "rigfit/weights.hpp"
+
+namespace rigfit {
+
+struct CharacterOptions {
+  std::string rig;      ///< name or path; empty: "demo" on the built-in demo
+  std::string mesh;     ///< body OBJ; empty: the data's base.obj
+  std::string weights;  ///< weights name (weights.NAME.json) or path; empty: the rig's own; "none": no skin
+  FitOptions fit;
+};
+
+struct Character {
+  Mesh mesh;
+  std::string mesh_label;
+  VertexGroups groups;
+  RigDefinition rig;
+  std::string rig_name;
+  FitResult fit;
+  bool has_skin = false;
+  std::string weights_label;
+  Skin skin;
+  WeightsBinding binding;
+};
+
+/// The weights file MPFB uses for a rig: rigs/<standard|rigify>/weights.<name>.json, first existing
+/// along [name] + fallbacks (default_no_toes -> default, rigify.human <-> rigify.human_toes).
+/// Returns the relative path, or an empty string when there is none.
+std::string defaultWeightsPath(const DataSource& data, const std::string& rig_name);
+
+/// Loads the body (checked against the base mesh's vertex count), the rig (fitted), and the
+/// weights (bound to the fitted skeleton). Errors name the file and location.
+[[nodiscard]] Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions& options);
+
+}  // namespace rigfit

@@ -1,0 +1,96 @@
+#include "rigfit/character.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace rigfit {
+
+std::string defaultWeightsPath(const DataSource& data, const std::string& rig_name) {
+  const bool rigify = rig_name.rfind("rigify.", 0) == 0;
+  const std::string base = rigify ? rig_name.substr(7) : rig_name;
+  std::vector<std::string> chain{base};
+  if (base == "default_no_toes") chain.push_back("default");
+  if (rigify && base == "human") chain.push_back("human_toes");
+  if (rigify && base == "human_toes") chain.push_back("human");
+  for (const auto& name : chain) {
+    const std::string rel = std::string(rigify ? "rigs/rigify/" : "rigs/standard/") + "weights." + name + ".json";
+    if (data.exists(rel)) return rel;
+  }
+  return {};
+}
+
+Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions& options) {
+  Character c;
+  std::string rig_arg = options.rig;
+  if (rig_arg.empty()) {
+    if (!data.isBuiltin()) return makeError(ErrorCode::kUsage, "--rig is required with --data (one of the data's rigs, or a rig.*.json path)");
+    rig_arg = "demo";
+  }
+  auto where = locateRig(data, rig_arg);
+  if (!where) return where.error();
+  c.rig_name = where->name;
+  auto rig = loadRig(data, *where);
+  if (!rig) return rig.error();
+  c.rig = std::move(*rig);
+
+  auto mesh = loadBaseMesh(data, options.mesh);
+  if (!mesh) return mesh.error();
+  c.mesh = std::move(*mesh);
+  c.mesh_label = options.mesh.empty() ? data.label("3dobjs/base.obj") : options.mesh;
+  // The vertex groups cover every vertex of the base mesh: their extent is its vertex count.
+  auto groups = loadVertexGroups(data, SIZE_MAX);
+  if (!groups) return groups.error();
+  std::size_t extent = 0;
+  for (const auto& ranges : groups->ranges)
+    for (const auto& r : ranges) extent = std::max<std::size_t>(extent, std::size_t(r.last) + 1);
+  if (c.mesh.vertexCount() != extent)
+    return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(c.mesh.vertexCount()) +
+                                               " vertices, but the base mesh of " + data.describe() + " has " +
+                                               std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
+  c.groups = std::move(*groups);
+
+  auto fit = fitRig(c.rig, c.mesh, c.groups, options.fit);
+  if (!fit) return fit.error();
+  c.fit = std::move(*fit);
+
+  if (options.weights == "none") return c;
+  Expected<WeightsFile> file = makeError(ErrorCode::kIo, "");
+  if (options.weights.empty()) {
+    // A rig given as a file has no data-folder weights unless a weights.NAME.json sits beside it.
+    std::string rel = where->in_source ? defaultWeightsPath(data, c.rig_name) : std::string();
+    if (!where->in_source) {
+      const auto beside = std::filesystem::path(where->path).parent_path() / ("weights." + c.rig_name + ".json");
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(beside, ec)) {
+        c.weights_label = beside.string();
+        file = readWeights(c.weights_label, c.mesh.vertexCount());
+      }
+    }
+    if (!rel.empty()) {
+      c.weights_label = data.label(rel);
+      auto text = data.read(rel);
+      if (!text) return text.error();
+      file = parseWeights(*text, c.weights_label, c.mesh.vertexCount());
+    }
+    if (c.weights_label.empty()) return c;  // no weights for this rig (MPFB ships none for some)
+  } else if (options.weights.find('/') != std::string::npos || options.weights.size() > 5 &&
+                                                                    options.weights.compare(options.weights.size() - 5, 5, ".json") == 0) {
+    c.weights_label = options.weights;
+    file = readWeights(options.weights, c.mesh.vertexCount());
+  } else {
+    const std::string rel = defaultWeightsPath(data, options.weights.rfind("rigify.", 0) == 0 ? options.weights : options.weights);
+    if (rel.empty()) return makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"");
+    c.weights_label = data.label(rel);
+    auto text = data.read(rel);
+    if (!text) return text.error();
+    file = parseWeights(*text, c.weights_label, c.mesh.vertexCount());
+  }
+  if (!file) return file.error();
+  auto skin = bindWeights(*file, c.fit.skeleton, c.rig, c.mesh.vertexCount(), &c.binding);
+  if (!skin) return skin.error();
+  c.skin = std::move(*skin);
+  c.has_skin = true;
+  return c;
+}
+
+}  // namespace rigfit
