@@ -2,7 +2,7 @@
 # Installs rigfit's build and test dependencies from Debian's packages.
 set -euo pipefail
 PACKAGES=(cmake ninja-build g++ pkg-config python3
-          libsimdjson-dev libeigen3-dev libcli11-dev libzstd-dev libhwy-dev
+          zlib1g-dev libsimdjson-dev libeigen3-dev libcli11-dev libzstd-dev libhwy-dev
           libgtest-dev libbenchmark-dev libtinygltf-dev nodejs npm)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

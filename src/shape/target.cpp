@@ -1,0 +1,107 @@
+// .target / .target.gz files: sparse vertex offsets in MakeHuman's frame (decimetres, Y up).
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include <zlib.h>
+
+#include "core/file_io.hpp"
+#include "rigfit/shape.hpp"
+
+namespace rigfit {
+namespace {
+
+// Inflates a gzip file, refusing output beyond `limit` bytes (a hostile header cannot make us
+// allocate more than the data really inflates to, and never more than the limit).
+Expected<std::string> gunzip(const std::string& bytes, const std::string& label, std::size_t limit) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return makeError(ErrorCode::kIo, label + ": cannot start gzip");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  std::string out;
+  char buf[1 << 16];
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      inflateEnd(&z);
+      return makeError(ErrorCode::kSyntax, label + ": byte " + std::to_string(z.total_in) + ": corrupt or truncated gzip data");
+    }
+    out.append(buf, sizeof buf - z.avail_out);
+    if (out.size() > limit) {
+      inflateEnd(&z);
+      return makeError(ErrorCode::kRange, label + ": inflates to more than " + std::to_string(limit) + " bytes");
+    }
+    if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
+      inflateEnd(&z);
+      return makeError(ErrorCode::kSyntax, label + ": byte " + std::to_string(z.total_in) + ": truncated gzip data");
+    }
+  }
+  inflateEnd(&z);
+  return out;
+}
+
+}  // namespace
+
+Expected<Target> parseTarget(std::string_view text, std::string_view label, std::size_t vertex_count, float scale) {
+  Target t;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  std::size_t line = 0;
+  auto fail = [&](const std::string& what) {
+    return makeError(ErrorCode::kSyntax, std::string(label) + ": line " + std::to_string(line) + ": " + what);
+  };
+  while (p < end) {
+    const char* eol = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    if (!eol) eol = end;
+    ++line;
+    const char* q = p;
+    const char* e = eol;
+    p = eol + 1;
+    while (q < e && (*q == ' ' || *q == '\t' || *q == '\r')) ++q;
+    while (e > q && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) --e;
+    if (q == e || *q == '#' || *q == '"') continue;
+    std::uint64_t index = 0;
+    auto r = std::from_chars(q, e, index);
+    if (r.ec != std::errc()) return fail("expected a vertex index");
+    q = r.ptr;
+    double d[3];
+    for (double& v : d) {
+      while (q < e && (*q == ' ' || *q == '\t')) ++q;
+      if (q < e && *q == '+') ++q;
+      // Targets write ".904" and "-.002": from_chars reads both.
+      auto rv = std::from_chars(q, e, v);
+      if (rv.ec != std::errc() || !std::isfinite(v)) return fail("expected three offsets");
+      q = rv.ptr;
+    }
+    while (q < e && (*q == ' ' || *q == '\t')) ++q;
+    if (q != e) return fail("unexpected text after the offsets");
+    if (index >= vertex_count) continue;  // as MPFB: indices beyond the mesh are ignored
+    t.vertices.push_back(static_cast<std::uint32_t>(index));
+    // MakeHuman (x, y, z) -> rig frame scale * (x, -z, y), in double as MPFB computes it.
+    const double sf = scale;
+    t.offsets.push_back(sf * d[0]);
+    t.offsets.push_back(sf * -d[2]);
+    t.offsets.push_back(sf * d[1]);
+  }
+  return t;
+}
+
+Expected<Target> decodeTarget(const std::string& bytes, std::string_view label, std::size_t vertex_count, float scale) {
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1F && static_cast<unsigned char>(bytes[1]) == 0x8B) {
+    auto text = gunzip(bytes, std::string(label), 256u << 20);
+    if (!text) return text.error();
+    return parseTarget(*text, label, vertex_count, scale);
+  }
+  return parseTarget(bytes, label, vertex_count, scale);
+}
+
+Expected<Target> readTarget(const std::string& path, std::size_t vertex_count, float scale) {
+  auto bytes = readFile(path);
+  if (!bytes) return bytes.error();
+  return decodeTarget(*bytes, path, vertex_count, scale);
+}
+
+}  // namespace rigfit

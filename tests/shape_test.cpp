@@ -1,0 +1,126 @@
+#include <algorithm>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "rigfit/shape.hpp"
+#include "test_util.hpp"
+
+namespace rigfit {
+namespace {
+
+TEST(Shape, ParsesTargetText) {
+  // MakeHuman writes ".904" and "-.002"; offsets become rig-frame scale * (dx, -dz, dy).
+  auto t = parseTarget("# comment\n\"quoted\n0 .5 -.25 1\n\n7 1 2 3\n99 1 1 1\n", "t.target", 10);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->vertices, (std::vector<std::uint32_t>{0, 7}));  // 99 is beyond the mesh: ignored
+  const double s = double(0.1f);
+  EXPECT_EQ(t->offsets[0], s * 0.5);
+  EXPECT_EQ(t->offsets[1], s * -1.0);
+  EXPECT_EQ(t->offsets[2], s * -0.25);
+  auto bad = parseTarget("0 1 2\n", "b.target", 10);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "b.target: line 1: expected three offsets");
+  auto gz = decodeTarget(std::string("\x1f\x8b\x08\x00", 4), "g.target.gz", 10);
+  EXPECT_FALSE(gz.ok());
+}
+
+TEST(Shape, MacroSettingsParse) {
+  auto m = parseMacroSettings("gender=1,age=0.25,african=0.5");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->gender, 1.0);
+  EXPECT_EQ(m->age, 0.25);
+  EXPECT_EQ(m->african, 0.5);
+  EXPECT_EQ(m->asian, 0.33);
+  EXPECT_FALSE(parseMacroSettings("gender=2").ok());
+  EXPECT_FALSE(parseMacroSettings("girth=0.5").ok());
+  EXPECT_FALSE(parseMacroSettings("gender").ok());
+}
+
+// docs/mpfb-behaviour.md §10.3: the default human and an all-max example.
+TEST(Shape, MacroTargetsAsMpfb) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  TargetCache cache(DataSource::folder(test::sharedData()));
+  auto table = cache.macroTable();
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  const auto defaults = macroTargets(**table, MacroSettings{});
+  std::vector<std::pair<std::string, double>> expected;
+  for (const char* race : {"african", "asian", "caucasian"})
+    for (const char* g : {"female", "male"}) expected.emplace_back(std::string("macrodetails/") + race + "-" + g + "-young", 0.165);
+  expected.emplace_back("macrodetails/universal-female-young-averagemuscle-averageweight", 0.5);
+  expected.emplace_back("macrodetails/universal-male-young-averagemuscle-averageweight", 0.5);
+  ASSERT_EQ(defaults.size(), expected.size());
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    EXPECT_EQ(defaults[k].first, expected[k].first);
+    EXPECT_NEAR(defaults[k].second, expected[k].second, 1e-12);
+  }
+  MacroSettings max;
+  max.gender = max.muscle = max.weight = max.height = max.proportions = 1.0;
+  const auto all = macroTargets(**table, max);
+  auto weightOf = [&](const std::string& path) {
+    for (const auto& [p, w] : all)
+      if (p == path) return w;
+    return -1.0;
+  };
+  EXPECT_NEAR(weightOf("macrodetails/african-male-young"), 0.326766, 1e-9);
+  EXPECT_NEAR(weightOf("macrodetails/universal-male-young-maxmuscle-maxweight"), 0.9902 * 0.9804 * 0.9804, 1e-12);
+  EXPECT_NEAR(weightOf("macrodetails/height/male-young-maxmuscle-maxweight-maxheight"), 0.93273, 5e-6);
+  EXPECT_NEAR(weightOf("macrodetails/proportions/male-young-maxmuscle-maxweight-idealproportions"), 0.93311, 5e-6);
+  EXPECT_EQ(weightOf("macrodetails/african-female-young"), -1.0);  // 0.33 * 0.0098 < 0.01: dropped
+  for (const auto& [p, w] : all) {
+    EXPECT_GT(w, 0.01) << p;
+    auto t = cache.get(p, 19158);
+    EXPECT_TRUE(t.ok()) << p;
+  }
+}
+
+// §11b: the default character's lowest body z (before grounding) and height after grounding.
+TEST(Shape, DefaultHumanMatchesMpfbNumbers) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  auto mesh = loadBaseMesh(data);
+  ASSERT_TRUE(mesh.ok());
+  TargetCache cache(data);
+  std::vector<float> p = mesh->positions;
+  ShapeRequest request;
+  request.use_macros = true;
+  ASSERT_TRUE(shapeBody(cache, request, p).ok());
+  EXPECT_NEAR(lowestBodyZ(p), -0.8177425, 1e-7);
+  request.ground = true;
+  std::vector<float> grounded = mesh->positions;
+  std::vector<std::pair<std::string, double>> applied;
+  ASSERT_TRUE(shapeBody(cache, request, grounded, &applied).ok());
+  EXPECT_EQ(applied.size(), 8u);
+  EXPECT_NEAR(lowestBodyZ(grounded), 0.0, 1e-7);
+  float lo = 1e9f, hi = -1e9f;
+  for (std::size_t v = 0; v < grounded.size() / 3; ++v) {
+    lo = std::min(lo, grounded[3 * v + 2]);
+    hi = std::max(hi, grounded[3 * v + 2]);
+  }
+  EXPECT_NEAR(hi - lo, 1.6939405, 1e-6);
+}
+
+TEST(Shape, ModifiersResolveThroughTargetJson) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  TargetCache cache(DataSource::folder(test::sharedData()));
+  auto tj = cache.targetJson();
+  ASSERT_TRUE(tj.ok());
+  const std::vector<std::pair<std::string, double>> mods = {{"nose/nose-nostrils-angle-down-up", 0.5},
+                                                            {"nose/nose-nostrils-angle-down-up", -0.25},
+                                                            {"arms/l-lowerarm-scale-depth-decr-incr", 1.0},
+                                                            {"nose/nose-base-up", 0.3}};
+  auto r = resolveModifiers(**tj, mods);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_EQ((*r)[0], (std::pair<std::string, double>{"nose/nose-nostrils-angle-up", 0.5}));
+  EXPECT_EQ((*r)[1], (std::pair<std::string, double>{"nose/nose-nostrils-angle-down", 0.25}));
+  EXPECT_EQ((*r)[2], (std::pair<std::string, double>{"arms/l-lowerarm-scale-depth-incr", 1.0}));
+  EXPECT_EQ((*r)[3], (std::pair<std::string, double>{"nose/nose-base-up", 0.3}));
+  const std::vector<std::pair<std::string, double>> bad = {{"nose/no-such-thing", 1.0}};
+  auto e = resolveModifiers(**tj, bad);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().message, "--modifier \"nose/no-such-thing\": no modifier or target \"no-such-thing\" in group \"nose\"");
+}
+
+}  // namespace
+}  // namespace rigfit
