@@ -73,12 +73,12 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
       file = parseWeights(*text, c.weights_label, c.mesh.vertexCount());
     }
     if (c.weights_label.empty()) return c;  // no weights for this rig (MPFB ships none for some)
-  } else if (options.weights.find('/') != std::string::npos || options.weights.size() > 5 &&
-                                                                    options.weights.compare(options.weights.size() - 5, 5, ".json") == 0) {
+  } else if (options.weights.find('/') != std::string::npos ||
+             (options.weights.size() > 5 && options.weights.compare(options.weights.size() - 5, 5, ".json") == 0)) {
     c.weights_label = options.weights;
     file = readWeights(options.weights, c.mesh.vertexCount());
   } else {
-    const std::string rel = defaultWeightsPath(data, options.weights.rfind("rigify.", 0) == 0 ? options.weights : options.weights);
+    const std::string rel = defaultWeightsPath(data, options.weights);
     if (rel.empty()) return makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"");
     c.weights_label = data.label(rel);
     auto text = data.read(rel);
