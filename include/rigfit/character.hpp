@@ -10,6 +10,7 @@
 #include "rigfit/fit.hpp"
 #include "rigfit/mesh.hpp"
 #include "rigfit/rig.hpp"
+#include "rigfit/shape.hpp"
 #include "rigfit/weights.hpp"
 
 namespace rigfit {
@@ -19,11 +20,14 @@ struct CharacterOptions {
   std::string mesh;     ///< body OBJ; empty: the data's base.obj
   std::string weights;  ///< weights name (weights.NAME.json) or path; empty: the rig's own; "none": no skin
   FitOptions fit;
+  ShapeRequest shape;          ///< targets and macros applied to the body before fitting
+  TargetCache* targets = nullptr;  ///< shared target cache (batch); null: a cache for this call
 };
 
 struct Character {
-  Mesh mesh;
+  Mesh mesh;                   ///< the body as fitted and skinned (shaped when a shape was asked)
   std::string mesh_label;
+  std::vector<std::pair<std::string, double>> targets_applied;
   VertexGroups groups;
   RigDefinition rig;
   std::string rig_name;

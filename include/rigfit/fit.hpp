@@ -94,7 +94,8 @@ Status fitSkeleton(const PreparedRig& prepared, std::span<const float> positions
 
 /// The rigfit skeleton JSON (format "rigfit-skeleton/1"): name, parent, head, tail, roll, length and
 /// the 4x4 rest matrix (rows, column vectors) per bone, parents first, full double precision.
-Json skeletonToJson(const Skeleton& skeleton);
-std::string writeSkeletonJson(const Skeleton& skeleton);
+/// With `pose` (one armature-space pose matrix per bone), each bone also gets "pose_matrix".
+Json skeletonToJson(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose = {});
+std::string writeSkeletonJson(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose = {});
 
 }  // namespace rigfit

@@ -33,17 +33,25 @@ struct Pose {
   static Pose rest(const Skeleton& skeleton);
 };
 
+/// The bone's rotation channel as a matrix (Blender's BKE_pchan_rot_to_mat3): the quaternion
+/// normalised first (a zero quaternion is Blender's (0, 1, 0, 0), a half turn about X); Euler
+/// angles applied in rotation_mode's order (XYZ = Rz * Ry * Rx); the axis-angle axis normalised
+/// (a zero axis is no rotation).
+Eigen::Matrix3d rotationMatrix(const BonePose& pose);
+
 /// The bone's local channel matrix (Blender's BKE_pchan_to_mat4): T(location) * R * S, with the
 /// location ignored for connected bones.
 Eigen::Matrix4d channelMatrix(const BonePose& pose, bool connected);
 
 /// Armature-space pose matrices (Blender's PoseBone.matrix) for every bone, parents first:
 /// use_inherit_rotation, inherit_scale (FULL, FIX_SHEAR, ALIGNED, AVERAGE, NONE, NONE_LEGACY) and
-/// use_local_location as Blender's BKE_bone_parent_transform_calc_from_matrices. `out` has
-/// skeleton.size() entries.
+/// use_local_location as Blender's BKE_bone_parent_transform_calc_from_matrices, composed on
+/// the Skeleton's Blender rest data (local_rotation, local_head, local_length; roots: rest).
+/// Constraints and IK are not evaluated (MPFB's standard rigs have none). Flag vectors of the
+/// Skeleton that are empty mean Blender's defaults. `pose` and `out` have skeleton.size() entries.
 void poseMatrices(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out);
 
-/// Skinning matrices: pose * rest^-1 per bone.
+/// Skinning matrices: pose * rest^-1 per bone (what Blender's armature modifier applies).
 void skinningMatrices(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose_matrices,
                       std::span<Eigen::Matrix4d> out);
 
@@ -56,7 +64,34 @@ struct PoseWarning {
 /// quaternion for 4 unless bone_rotation_modes says otherwise), adds translations (scaled for
 /// skeleton types containing "default", from the rig's measured spine and shoulder sizes). Bones
 /// the skeleton lacks are reported as warnings.
+///
+/// Details, as MPFB's set_pose_from_dict does them in Blender:
+/// - clearing resets location, rotation (all representations) and scale; rotation modes stay;
+/// - the spine (|tail(spine01) - head(spine05)|) and shoulder (|tail(shoulder01.L) -
+///   tail(shoulder01.R)|) sizes are measured on the pose after clearing (the rest pose for a full
+///   pose); a factor is used only when the file's original size is > 1e-4;
+/// - the whole file is checked before anything changes: on an error `pose` is left as it was.
+///   Every value is checked, also those MPFB would not read (modes of bones without rotations,
+///   entries of bones the skeleton lacks).
+///   Errors are "LABEL: JSON_PATH: what" (kSchema), or kMismatch when a "default" skeleton type
+///   meets a skeleton without the bones it measures (MPFB fails there too);
+/// - `pose` is first reset to Pose::rest(skeleton) if it does not have one entry per bone.
 [[nodiscard]] Status applyPoseJson(const Json& pose_file, std::string_view label, const Skeleton& skeleton,
                                    Pose& pose, std::vector<PoseWarning>* warnings, bool partial = false);
+
+/// The command-line form `BONE=RX,RY,RZ`: sets BONE's rotation mode to XYZ Euler and its Euler
+/// angles to RX, RY, RZ degrees (other channels unchanged). Numbers may carry a sign and spaces
+/// around them; BONE is everything before the last '='. Errors are one line starting with
+/// `option` and the quoted argument, e.g. `--rotate "foo=1,2,3": no bone "foo" in the skeleton`
+/// (kUsage for a malformed argument, kMismatch for an unknown bone); `pose` is then unchanged.
+/// `pose` is first reset to Pose::rest(skeleton) if it does not have one entry per bone.
+[[nodiscard]] Status applyRotateArg(std::string_view arg, const Skeleton& skeleton, Pose& pose,
+                                    std::string_view option = "--rotate");
+
+/// The command-line form `BONE=W,X,Y,Z`: sets BONE's rotation mode to QUATERNION and its
+/// quaternion to (W, X, Y, Z) (normalised when used). As applyRotateArg; a quaternion of length 0
+/// is an error here (Blender would read it as a half turn about X).
+[[nodiscard]] Status applyRotateQuatArg(std::string_view arg, const Skeleton& skeleton, Pose& pose,
+                                        std::string_view option = "--rotate-quat");
 
 }  // namespace rigfit

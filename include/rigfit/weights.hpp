@@ -73,7 +73,12 @@ struct WeightsBinding {
   };
   std::vector<Match> matches;
   std::vector<std::string> unmapped;  ///< groups that name no bone (not masks): dropped, reported
-  std::vector<std::string> unweighted_bones;  ///< bones no group feeds
+  std::vector<std::string> unweighted_bones;  ///< bones with no weight > 0 in the skin (no group, or empty/zero groups)
+  /// Groups MPFB maps to one of the rig's `extra_bones` (deform bones Rigify generates later; not
+  /// bones of this skeleton): `bone` is that extra bone. Not in the skin, not in `unmapped`.
+  std::vector<Match> extra;
+  /// mhmask-* groups, in file order (they are in Skin::mask_names).
+  std::vector<std::string> masks;
 };
 
 /// Maps the file's groups to the skeleton's bones as MPFB does (§7.2): exact name; `DEF-` toggled;
@@ -88,12 +93,17 @@ struct WeightsBinding {
 /// bone 0 and weight 0. A vertex with no influence (or total <= 1e-4, which Blender leaves at rest)
 /// gets all-zero weights. Writes vertex_count*K entries to each output.
 /// Returns the number of vertices that lost influences; `dropped_weight` (optional) receives the
-/// largest normalised weight dropped from any vertex.
+/// largest normalised weight dropped from any vertex (dropped weight / the vertex's full total).
+/// The float weights of a weighted vertex add up to exactly 1.0f when summed in slot order (a
+/// few ulps moved onto the heaviest, or else the lightest, slot; order kept).
+/// k not 4 or 8, or outputs shorter than vertex_count*K: nothing is written, returns 0.
 std::size_t limitInfluences(const Skin& skin, int k, std::span<std::uint16_t> bones, std::span<float> weights,
                             double* dropped_weight = nullptr);
 
 /// Quantised variant: weights as unsigned integers of `bits` (8 or 16) that sum to exactly
-/// 2^bits - 1 per weighted vertex (the rounding error goes to the heaviest influence).
+/// 2^bits - 1 per weighted vertex (the rounding error goes to the heaviest influence); a vertex
+/// whose K weights are all 0 stays 0. `weights` holds K per vertex (limitInfluences' output);
+/// they are renormalised by their sum first. Invalid k/bits or a short `out`: nothing is written.
 void quantizeInfluences(std::span<const float> weights, int k, int bits, std::span<std::uint16_t> out);
 
 }  // namespace rigfit

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
 namespace rigfit {
 
@@ -48,6 +49,17 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
                                                " vertices, but the base mesh of " + data.describe() + " has " +
                                                std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
   c.groups = std::move(*groups);
+
+  const ShapeRequest& shape = options.shape;
+  if (shape.use_macros || !shape.modifiers.empty() || !shape.targets.empty() || shape.ground) {
+    std::unique_ptr<TargetCache> own;
+    TargetCache* cache = options.targets;
+    if (!cache) {
+      own = std::make_unique<TargetCache>(data);
+      cache = own.get();
+    }
+    RIGFIT_TRY(shapeBody(*cache, shape, c.mesh.positions, &c.targets_applied));
+  }
 
   auto fit = fitRig(c.rig, c.mesh, c.groups, options.fit);
   if (!fit) return fit.error();

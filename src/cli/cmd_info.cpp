@@ -4,7 +4,7 @@
 #include <map>
 #include <memory>
 
-#include "cli/body.hpp"
+#include "cli/common.hpp"
 #include "core/file_io.hpp"
 
 namespace rigfit::cli {
@@ -74,13 +74,15 @@ void printMesh(const Mesh& m, const std::string& label) {
 
 int printData(const DataSource& src) {
   std::printf("data         %s\n", src.describe().c_str());
-  auto body = loadBody(src, {});
-  if (!body) return reportError(body.error());
+  auto mesh = loadBaseMesh(src);
+  if (!mesh) return reportError(mesh.error());
+  auto groups = loadVertexGroups(src, mesh->vertexCount());
+  if (!groups) return reportError(groups.error());
   std::size_t cubes = 0;
-  for (const auto& n : body->groups.names)
+  for (const auto& n : groups->names)
     if (n.find("joint") != std::string::npos) ++cubes;
-  std::printf("base mesh    %zu vertices, %zu faces\n", body->mesh.vertexCount(), body->mesh.faceCount());
-  std::printf("groups       %zu vertex groups, %zu joint cubes\n", body->groups.names.size(), cubes);
+  std::printf("base mesh    %zu vertices, %zu faces\n", mesh->vertexCount(), mesh->faceCount());
+  std::printf("groups       %zu vertex groups, %zu joint cubes\n", groups->names.size(), cubes);
   std::printf("rigs        ");
   for (const auto& r : listRigs(src)) std::printf(" %s", r.c_str());
   std::printf("\nweights     ");

@@ -1,6 +1,7 @@
 #include "cli/common.hpp"
 
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
@@ -18,6 +19,73 @@ DataSource DataOptions::source() const {
   if (!data.empty()) return DataSource::folder(data);
   if (const char* env = std::getenv("RIGFIT_DATA"); env && *env) return DataSource::folder(env);
   return DataSource::builtinDemo();
+}
+
+void ShapeOptions::add(CLI::App& app) {
+  app.add_option("--macro", macro, "macro sliders, e.g. gender=1,age=0.5,muscle=0.7 (0..1; african/asian/caucasian too), or 'default' for MPFB's new human");
+  app.add_option("--modifier", modifiers, "detail modifier GROUP/NAME=VALUE from targets/target.json (repeatable)");
+  app.add_option("--target", targets, "raw target PATH[:WEIGHT] relative to the data's targets/, no extension (repeatable)");
+  app.add_flag("--ground", ground, "lift the body so its lowest body vertex is at z = 0, as MPFB's new human");
+}
+
+Expected<ShapeRequest> ShapeOptions::request() const {
+  ShapeRequest r;
+  if (!macro.empty()) {
+    auto m = parseMacroSettings(macro);
+    if (!m) return m.error();
+    r.use_macros = true;
+    r.macros = *m;
+  }
+  auto number = [](const std::string& text, double& out) {
+    char* end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    return !text.empty() && end == text.c_str() + text.size() && std::isfinite(out);
+  };
+  for (const auto& m : modifiers) {
+    const std::size_t eq = m.rfind('=');
+    double v = 0;
+    if (eq == std::string::npos || !number(m.substr(eq + 1), v) || v < -1.0 || v > 1.0)
+      return makeError(ErrorCode::kUsage, "--modifier \"" + m + "\": expected GROUP/NAME=VALUE with VALUE from -1 to 1");
+    r.modifiers.emplace_back(m.substr(0, eq), v);
+  }
+  for (const auto& t : targets) {
+    const std::size_t colon = t.rfind(':');
+    double w = 1.0;
+    std::string path = t;
+    if (colon != std::string::npos) {
+      if (!number(t.substr(colon + 1), w) || w < 0.0 || w > 1.0)
+        return makeError(ErrorCode::kUsage, "--target \"" + t + "\": the weight must be a number from 0 to 1");
+      path = t.substr(0, colon);
+    }
+    r.targets.emplace_back(path, w);
+  }
+  r.ground = ground;
+  return r;
+}
+
+void CharacterArgs::add(CLI::App& app, bool with_weights) {
+  data.add(app);
+  shape.add(app);
+  if (with_weights) app.add_option("--weights", weights, "weights name or weights.*.json path (default: the rig's own)");
+  app.add_flag("--allow-fallback", allow_fallback,
+               "like MPFB, use default_position (with a warning) where a strategy cannot be evaluated, instead of failing");
+}
+
+Expected<Character> CharacterArgs::load(bool with_weights) const {
+  CharacterOptions o;
+  o.rig = data.rig;
+  o.mesh = data.mesh;
+  o.weights = with_weights ? weights : "none";
+  o.fit.allow_fallback = allow_fallback;
+  auto shape_request = shape.request();
+  if (!shape_request) return shape_request.error();
+  o.shape = std::move(*shape_request);
+  auto c = loadCharacter(data.source(), o);
+  if (c)
+    for (const auto& w : c->fit.warnings) warn(c->rig.label + ": bone \"" + w.bone + "\": " + w.message);
+  if (c && with_weights)
+    for (const auto& g : c->binding.unmapped) warn(c->weights_label + ": group \"" + g + "\" names no bone of the rig; its weights are not used");
+  return c;
 }
 
 int reportError(const Error& error) {

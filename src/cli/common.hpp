@@ -5,8 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "rigfit/character.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/error.hpp"
+#include "rigfit/shape.hpp"
 
 namespace rigfit::cli {
 
@@ -23,6 +25,26 @@ struct DataOptions {
   DataSource source() const;
 };
 
+/// Body shape options every command that takes a body has.
+struct ShapeOptions {
+  std::string macro;                   ///< --macro NAME=V,... or "default"
+  std::vector<std::string> modifiers;  ///< --modifier GROUP/NAME=V
+  std::vector<std::string> targets;    ///< --target PATH[:WEIGHT]
+  bool ground = false;                 ///< --ground
+  void add(CLI::App& app);
+  [[nodiscard]] Expected<ShapeRequest> request() const;
+};
+
+/// --data/--rig/--mesh/--weights + shape options -> the character (fitted, skinned).
+struct CharacterArgs {
+  DataOptions data;
+  ShapeOptions shape;
+  std::string weights;
+  bool allow_fallback = false;
+  void add(CLI::App& app, bool with_weights);
+  [[nodiscard]] Expected<Character> load(bool with_weights) const;
+};
+
 /// Prints "rigfit: error: MESSAGE" on stderr and returns the exit code for it.
 int reportError(const Error& error);
 void warn(const std::string& message);
@@ -34,5 +56,8 @@ Status writeOutput(const std::string& path, const std::string& bytes);
 void addFitCommand(CLI::App& app, int& exit_code);
 void addConvertCommand(CLI::App& app, int& exit_code);
 void addInfoCommand(CLI::App& app, int& exit_code);
+void addPoseCommand(CLI::App& app, int& exit_code);
+void addExportCommand(CLI::App& app, int& exit_code);
+void addShapeCommand(CLI::App& app, int& exit_code);
 
 }  // namespace rigfit::cli

@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
   rigfit::cli::addFitCommand(app, exit_code);
   rigfit::cli::addConvertCommand(app, exit_code);
   rigfit::cli::addInfoCommand(app, exit_code);
+  rigfit::cli::addShapeCommand(app, exit_code);
+  rigfit::cli::addPoseCommand(app, exit_code);
+  rigfit::cli::addExportCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

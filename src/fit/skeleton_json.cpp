@@ -3,7 +3,21 @@
 
 namespace rigfit {
 
-Json skeletonToJson(const Skeleton& s) {
+namespace {
+
+Json matrixJson(const Eigen::Matrix4d& m) {
+  Json rows = Json::array();
+  for (int r = 0; r < 4; ++r) {
+    Json row = Json::array();
+    for (int c = 0; c < 4; ++c) row.push(m(r, c));
+    rows.push(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+Json skeletonToJson(const Skeleton& s, std::span<const Eigen::Matrix4d> pose) {
   Json doc = Json::object();
   doc.set("format", "rigfit-skeleton/1");
   doc.set("units", "m");
@@ -18,26 +32,21 @@ Json skeletonToJson(const Skeleton& s) {
     b.set("tail", Json::vec3(s.tails[i].x(), s.tails[i].y(), s.tails[i].z()));
     b.set("roll", s.rolls[i]);
     b.set("length", s.lengths[i]);
-    Json m = Json::array();
-    for (int r = 0; r < 4; ++r) {
-      Json row = Json::array();
-      for (int c = 0; c < 4; ++c) row.push(s.rest[i](r, c));
-      m.push(std::move(row));
-    }
-    b.set("matrix", std::move(m));
+    b.set("matrix", matrixJson(s.rest[i]));
+    if (pose.size() == s.size()) b.set("pose_matrix", matrixJson(pose[i]));
     bones.push(std::move(b));
   }
   doc.set("bones", std::move(bones));
   return doc;
 }
 
-std::string writeSkeletonJson(const Skeleton& s) {
+std::string writeSkeletonJson(const Skeleton& s, std::span<const Eigen::Matrix4d> pose) {
   JsonWriteOptions o;
   o.indent = 2;
   o.sort_keys = false;
   o.inline_numbers = true;
   o.final_newline = true;
-  return writeJson(skeletonToJson(s), o);
+  return writeJson(skeletonToJson(s, pose), o);
 }
 
 }  // namespace rigfit

@@ -1,0 +1,122 @@
+// G4MF (Good 4D Model Format, draft; godot-dimensions/g4mf) for rigged characters: a writer for
+// .g4tf (text) and .g4b (binary, optionally Zstd-compressed), a strict reader that reads back what
+// the writer produces (skeleton, mesh, skin), and a separate validator that reports every rule of
+// shared/docs/g4mf-checklist.md a file can break. 3D only on write; the validator takes any
+// dimension, the reader 3 only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "rigfit/error.hpp"
+#include "rigfit/export_model.hpp"
+
+namespace rigfit {
+
+enum class G4mfContainer {
+  kText,    ///< .g4tf: one JSON object, the buffer as a base64 data URI
+  kBinary,  ///< .g4b: file header, a JSON chunk and a BLOB chunk (16-byte aligned, 64-bit sizes)
+};
+
+struct G4mfWriteOptions {
+  G4mfContainer container = G4mfContainer::kText;
+  /// .g4b only: both the JSON and the BLOB chunk are Zstandard frames (encoding "Zstd"); the
+  /// buffer carries "encoding": "Zstd" and its decoded byteLength.
+  bool zstd = false;
+  int zstd_level = 3;  ///< libzstd level (1..22; negative = fast modes)
+  /// Item names. Sanitised with exportName and made file-unique against the bone names (and each
+  /// other) with uniqueName; the mesh is "<mesh_node_name>Mesh", its surface "<mesh_node_name>Surface".
+  std::string root_name = "Scene";
+  std::string skeleton_name = "Armature";
+  std::string mesh_node_name = "Body";
+  std::string rig_name;  ///< written to the skeleton node's extras ("rig") when not empty
+  /// Checklist §11: drop zero weights and divide each vertex's weights by their sum. A vertex whose
+  /// total is <= 1e-4 is left unlisted (it stays at rest, as Blender's armature modifier leaves it).
+  /// false: the weights as stored (zero weights still dropped).
+  bool normalize_weights = true;
+};
+
+/// Writes `model` as a G4MF document (layout in the .cpp's header comment and README). Errors
+/// (kUsage / kRange): inconsistent array sizes, a parent after its child, non-finite numbers,
+/// indices out of range. The bytes depend only on the model and the options (and libzstd's version
+/// when compressing).
+[[nodiscard]] Expected<std::string> writeG4mf(const ExportModel& model, const G4mfWriteOptions& options = {});
+
+/// What readG4mf extracts: the first skeleton node's bones and the mesh skinned by it (else the
+/// first mesh). Matrices are 4x4 affine, column vectors.
+struct G4mfDocument {
+  int dimension = 3;
+  bool binary = false;       ///< the file was .g4b
+  std::string generator;     ///< asset.generator
+  std::string root_name, skeleton_name, mesh_node_name, mesh_name;
+  std::string rig_name;      ///< skeleton node extras "rig" ("" when absent)
+
+  // Skeleton: the skeleton's bone nodes in node order (parents before children).
+  std::vector<std::string> bone_names;
+  std::vector<std::string> source_names;   ///< extras "makehumanName" ("" when absent)
+  std::vector<int> bone_nodes;             ///< node index of each bone
+  std::vector<int> parents;                ///< bone index, -1 for a child of the skeleton node
+  std::vector<Eigen::Matrix4d> local;      ///< bone -> parent (bone or skeleton node)
+  std::vector<Eigen::Matrix4d> global;     ///< bone -> skeleton node space
+  std::vector<double> lengths;             ///< bone.length; NaN when the bone has none
+  std::vector<double> rolls;               ///< extras "roll"; NaN when absent
+  std::vector<int> joints;                 ///< skeleton.joints as bone indices (-1: no bone)
+
+  // Mesh (G4MF model: shared vertices, per-corner normals and UVs through bindings).
+  std::vector<float> positions;                 ///< 3 per vertex
+  std::vector<std::uint32_t> triangles;         ///< the surface simplexes, 3 per triangle
+  /// Polygons: consecutive triangles sharing their first vertex when polytopeSimplexes is true
+  /// (fans a,b,c + a,c,d -> a,b,c,d), else one per triangle.
+  std::vector<std::uint32_t> polygon_offsets;   ///< polygon p: [offsets[p], offsets[p+1]) in polygon_corners
+  std::vector<std::uint32_t> polygon_corners;   ///< vertex per polygon corner
+  std::vector<float> normals;                   ///< normal values, 3 each (empty: none)
+  std::vector<std::uint32_t> normal_indices;    ///< per triangle corner: index into normals/3
+  std::vector<float> uvs;                       ///< UV values, 2 each, G4MF convention (origin top-left, v down)
+  std::vector<std::uint32_t> uv_indices;        ///< per triangle corner: index into uvs/2
+
+  // Skin: (vertex, group, weight) triples as stored (vertices ascending, weights descending per vertex).
+  std::vector<std::uint32_t> skin_vertices;
+  std::vector<std::uint32_t> skin_groups;       ///< group k is driven by joints[k]
+  std::vector<float> skin_weights;
+  std::vector<std::string> group_names;
+
+  std::size_t vertexCount() const { return positions.size() / 3; }
+};
+
+/// Reads a .g4tf or .g4b (told apart by the magic "G4MF"). Strict: any error-level issue that
+/// validateG4mf reports makes the read fail with the first one ("label: PATH: message"); hostile
+/// sizes are errors before anything is allocated for them; external (non-data) URIs and
+/// extensionsRequired are kUnsupported. Never throws.
+[[nodiscard]] Expected<G4mfDocument> readG4mf(std::span<const std::byte> bytes, std::string_view label);
+[[nodiscard]] Expected<G4mfDocument> readG4mf(std::string_view bytes, std::string_view label);
+
+enum class G4mfSeverity {
+  kError,    ///< a MUST of the spec or the schema is broken
+  kWarning,  ///< allowed by one text but not another, or something this validator cannot check
+};
+
+struct G4mfIssue {
+  /// Where: a JSON pointer into the document ("/nodes/3/bone/length", "" = the document), or
+  /// "g4b:header/..." / "g4b:chunks/N/..." in the binary container, or "text:BYTE" for a byte
+  /// offset in the JSON text (the decoded JSON chunk for .g4b).
+  std::string path;
+  std::string message;
+  G4mfSeverity severity = G4mfSeverity::kError;
+};
+
+/// Checks every rule of the checklist a file can break (container, JSON text, schema structure,
+/// names, buffers, accessors, nodes, skeletons, meshes, skins, blend shapes). Never throws, never
+/// allocates by a declared size beyond what the bytes can back. Empty: valid.
+std::vector<G4mfIssue> validateG4mf(std::span<const std::byte> bytes, std::string_view label);
+std::vector<G4mfIssue> validateG4mf(std::string_view bytes, std::string_view label);
+
+/// True when any issue is an error.
+bool hasG4mfErrors(std::span<const G4mfIssue> issues);
+
+}  // namespace rigfit

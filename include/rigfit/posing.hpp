@@ -1,0 +1,35 @@
+// Posing a character: a Pose from a pose file and/or command-line rotations, then the skinned
+// mesh (positions, and the OBJ's own normals) as Blender's armature modifier deforms it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rigfit/character.hpp"
+#include "rigfit/pose.hpp"
+
+namespace rigfit {
+
+struct PoseRequest {
+  std::string pose_file;                 ///< MPFB pose JSON path (or relative to the data's poses/)
+  std::vector<std::string> rotate;       ///< "BONE=RX,RY,RZ" degrees, XYZ Euler
+  std::vector<std::string> rotate_quat;  ///< "BONE=W,X,Y,Z"
+  bool any() const { return !pose_file.empty() || !rotate.empty() || !rotate_quat.empty(); }
+};
+
+/// The rest pose of the character with the request applied (file first, then rotations).
+[[nodiscard]] Status buildPose(const DataSource& data, const Character& character, const PoseRequest& request, Pose& pose,
+                               std::vector<PoseWarning>* warnings);
+
+struct PosedMesh {
+  std::vector<Eigen::Matrix4d> pose_matrices;  ///< armature space, per skeleton bone
+  std::vector<float> positions;                ///< 3 per mesh vertex, rig frame
+  std::vector<float> normals;                  ///< 3 per OBJ `vn` (empty when the OBJ has none)
+};
+
+/// Poses the skeleton and skins the mesh (the character must have a skin). Each OBJ normal is
+/// deformed with the influences of the first vertex that uses it.
+[[nodiscard]] Status poseCharacter(const Character& character, const Pose& pose, bool dual_quaternion, int threads,
+                                   PosedMesh& out);
+
+}  // namespace rigfit

@@ -1,0 +1,284 @@
+// Pose evaluation with Blender 3.4's semantics, in double precision:
+//   channel matrix   BKE_pchan_to_mat4 / BKE_pchan_rot_to_mat3
+//   parent transform BKE_bone_parent_transform_calc_from_matrices (+ BKE_bone_offset_matrix_get)
+//   pose matrix      BKE_bone_parent_transform_apply (BKE_pose_where_is_bone without constraints)
+//   skinning         pose * rest^-1 (the chan_mat BKE_pose_where_is leaves for the armature modifier)
+// Blender's matrices are column-major float[4][4] with M[col][row]; here they are Eigen matrices
+// acting on column vectors, so Blender's "M[1]" (the Y axis) is m.col(1).
+#include "rigfit/pose.hpp"
+
+#include <array>
+#include <cassert>
+#include <cfloat>
+#include <cmath>
+#include <numbers>
+
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+
+namespace rigfit {
+
+namespace {
+
+// Blender's normalize_v3_v3: a vector no longer than 1e-35 becomes zero and reports length 0.
+double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v) {
+  const double len = v.norm();
+  if (len > 1e-35) {
+    out = v / len;
+    return len;
+  }
+  out.setZero();
+  return 0.0;
+}
+
+Eigen::Matrix3d axisRotation(int axis, double angle) {
+  const double c = std::cos(angle), s = std::sin(angle);
+  Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
+  const int a = (axis + 1) % 3, b = (axis + 2) % 3;  // right-handed: rotates a towards b
+  r(a, a) = c;
+  r(a, b) = -s;
+  r(b, a) = s;
+  r(b, b) = c;
+  return r;
+}
+
+// The axes of each Euler order in the order they are applied (Blender's eRotationModes 1..6).
+std::array<int, 3> eulerAxes(RotationMode mode) {
+  switch (mode) {
+    case RotationMode::kXZY: return {0, 2, 1};
+    case RotationMode::kYXZ: return {1, 0, 2};
+    case RotationMode::kYZX: return {1, 2, 0};
+    case RotationMode::kZXY: return {2, 0, 1};
+    case RotationMode::kZYX: return {2, 1, 0};
+    default: return {0, 1, 2};
+  }
+}
+
+// Scales the three axis columns (Blender's rescale_m4).
+void scaleAxes(Eigen::Matrix4d& m, const Eigen::Vector3d& s) {
+  for (int c = 0; c < 3; ++c) m.block<3, 1>(0, c) *= s[c];
+}
+
+Eigen::Vector3d axisLengths(const Eigen::Matrix4d& m) {
+  return {m.block<3, 1>(0, 0).norm(), m.block<3, 1>(0, 1).norm(), m.block<3, 1>(0, 2).norm()};
+}
+
+// Blender's normalize_m4 / normalize_m4_ex: unit axis columns (zero ones stay zero); returns the
+// former lengths.
+Eigen::Vector3d normalizeAxes(Eigen::Matrix4d& m) {
+  Eigen::Vector3d len;
+  for (int c = 0; c < 3; ++c) {
+    Eigen::Vector3d v;
+    len[c] = normalizeInto(v, m.block<3, 1>(0, c));
+    m.block<3, 1>(0, c) = v;
+  }
+  return len;
+}
+
+double volumeScale(const Eigen::Matrix4d& m) { return m.topLeftCorner<3, 3>().determinant(); }
+
+// Blender's mat4_to_size_fix_shear: the axis lengths, rescaled so that their product is the
+// matrix's actual volume change (shear shrinks volume without shortening the axes).
+Eigen::Vector3d sizeFixShear(const Eigen::Matrix4d& m) {
+  Eigen::Vector3d size = axisLengths(m);
+  const double volume = size.prod();
+  if (volume != 0.0) size *= std::cbrt(std::abs(volumeScale(m) / volume));
+  return size;
+}
+
+// Blender's orthogonalize_m4_stable(m, 1, normalize): keeps the Y axis, projects X and Z onto the
+// plane normal to it (which keeps the determinant), then turns X and Z symmetrically by half of
+// their remaining shear each until they are perpendicular, rescaling them by sqrt(sin(angle)) to
+// keep the area (or making all three unit length with `normalize`).
+void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize) {
+  Eigen::Vector3d y = m.block<3, 1>(0, 1), x = m.block<3, 1>(0, 0), z = m.block<3, 1>(0, 2);
+  const double len_sq_y = y.squaredNorm();
+  if (len_sq_y > 0.0) {
+    x -= y * (x.dot(y) / len_sq_y);
+    z -= y * (z.dot(y) / len_sq_y);
+    if (normalize) y /= std::sqrt(len_sq_y);
+  }
+  Eigen::Vector3d nx, nz;
+  const double len_x = normalizeInto(nx, x);
+  const double len_z = normalizeInto(nz, z);
+  const double cos_angle = nx.dot(nz);
+  const double abs_cos = std::abs(cos_angle);
+  // Blender corrects only a significant, non-degenerate shear (its float thresholds).
+  if (abs_cos > 1e-4 && abs_cos < 1.0 - FLT_EPSILON) {
+    const double angle = std::acos(cos_angle);
+    const double target = angle + ((std::numbers::pi / 2) - angle) / 2.0;
+    nx -= nz * cos_angle;
+    nx *= std::sin(target) / nx.norm();
+    nx += nz * std::cos(target);
+    Eigen::Vector3d perpendicular = nx.cross(nz).cross(nx);
+    normalizeInto(nz, perpendicular);
+    if (!normalize) {
+      const double area = std::sqrt(std::sin(angle));
+      x = nx * (len_x * area);
+      z = nz * (len_z * area);
+    }
+  }
+  if (normalize) {
+    x = nx;
+    z = nz;
+  }
+  m.block<3, 1>(0, 0) = x;
+  m.block<3, 1>(0, 1) = y;
+  m.block<3, 1>(0, 2) = z;
+}
+
+// Blender's BoneParentTransform: how the parent (or the armature, for roots) carries a bone's
+// rotation/scale channels (rotscale), its location channel (loc) and an extra axis scale.
+struct ParentTransform {
+  Eigen::Matrix4d rotscale;
+  Eigen::Matrix4d loc;
+  Eigen::Vector3d post_scale = Eigen::Vector3d::Ones();
+};
+
+ParentTransform parentTransform(bool inherit_rotation, InheritScale mode, bool local_location,
+                                const Eigen::Matrix4d& offs, const Eigen::Matrix4d* parent_rest,
+                                const Eigen::Matrix4d* parent_pose) {
+  ParentTransform t;
+  if (!parent_pose) {
+    t.rotscale = offs;
+    if (local_location) {
+      t.loc = t.rotscale;
+    } else {
+      t.loc = Eigen::Matrix4d::Identity();
+      t.loc.topRightCorner<3, 1>() = offs.topRightCorner<3, 1>();
+    }
+    return t;
+  }
+  const Eigen::Matrix4d& pose = *parent_pose;
+  const bool full = inherit_rotation && mode == InheritScale::kFull;
+  if (full) {
+    t.rotscale = pose * offs;
+  } else {
+    Eigen::Matrix4d tmat;
+    if (inherit_rotation) {
+      tmat = pose;
+      switch (mode) {
+        case InheritScale::kFull:
+        case InheritScale::kFixShear: break;  // keep scale and shear
+        case InheritScale::kNone:
+        case InheritScale::kAverage: orthogonalizeStableY(tmat, true); break;
+        case InheritScale::kAligned:
+          orthogonalizeStableY(tmat, false);
+          t.post_scale = normalizeAxes(tmat);
+          break;
+        case InheritScale::kNoneLegacy: normalizeAxes(tmat); break;
+      }
+    } else {
+      // Hinge: the parent's rest orientation, with (some of) its pose scale.
+      tmat = *parent_rest;
+      switch (mode) {
+        case InheritScale::kFull: scaleAxes(tmat, axisLengths(pose)); break;
+        case InheritScale::kFixShear: scaleAxes(tmat, sizeFixShear(pose)); break;
+        case InheritScale::kAligned: t.post_scale = sizeFixShear(pose); break;
+        case InheritScale::kNone:
+        case InheritScale::kAverage:
+        case InheritScale::kNoneLegacy: break;
+      }
+    }
+    if (mode == InheritScale::kAverage) tmat.topLeftCorner<3, 3>() *= std::cbrt(std::abs(volumeScale(pose)));
+    t.rotscale = tmat * offs;
+    if (mode == InheritScale::kFixShear) orthogonalizeStableY(t.rotscale, false);
+  }
+  if (!local_location) {
+    // The location channel in the parent's posed axes, from the bone's posed rest head.
+    t.loc = Eigen::Matrix4d::Identity();
+    t.loc.topLeftCorner<3, 3>() = pose.topLeftCorner<3, 3>();
+    t.loc.topRightCorner<3, 1>() = (pose * offs.col(3)).head<3>();
+  } else if (!full) {
+    t.loc = pose * offs;
+  } else {
+    t.loc = t.rotscale;
+  }
+  return t;
+}
+
+}  // namespace
+
+Pose Pose::rest(const Skeleton& skeleton) {
+  Pose p;
+  p.bones.resize(skeleton.size());
+  for (std::size_t i = 0; i < skeleton.size(); ++i)
+    if (i < skeleton.rotation_mode.size()) p.bones[i].rotation_mode = skeleton.rotation_mode[i];
+  return p;
+}
+
+Eigen::Matrix3d rotationMatrix(const BonePose& pose) {
+  switch (pose.rotation_mode) {
+    case RotationMode::kQuaternion: {
+      Eigen::Vector4d q = pose.quaternion;  // w, x, y, z
+      const double len = q.norm();
+      // Blender's normalize_qt: a zero quaternion becomes (0, 1, 0, 0), a half turn about X.
+      q = len != 0.0 ? Eigen::Vector4d(q / len) : Eigen::Vector4d(0.0, 1.0, 0.0, 0.0);
+      return Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
+    }
+    case RotationMode::kAxisAngle: {
+      Eigen::Vector3d axis;
+      if (normalizeInto(axis, pose.axis_angle.tail<3>()) == 0.0) return Eigen::Matrix3d::Identity();
+      return Eigen::AngleAxisd(pose.axis_angle[0], axis).toRotationMatrix();
+    }
+    default: {
+      // Euler: the first axis of the order is applied first (XYZ = Rz * Ry * Rx).
+      const std::array<int, 3> axes = eulerAxes(pose.rotation_mode);
+      Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
+      for (int a : axes) r = axisRotation(a, pose.euler[a]) * r;
+      return r;
+    }
+  }
+}
+
+Eigen::Matrix4d channelMatrix(const BonePose& pose, bool connected) {
+  Eigen::Matrix4d m = Eigen::Matrix4d::Identity();
+  m.topLeftCorner<3, 3>() = rotationMatrix(pose) * pose.scale.asDiagonal();
+  if (!connected) m.topRightCorner<3, 1>() = pose.location;
+  return m;
+}
+
+namespace {
+
+// Blender's BKE_bone_offset_matrix_get: the bone's rest frame in its parent's, from the parent's
+// tail (bone_mat, head, + parent length along Y); a root's is its rest matrix.
+Eigen::Matrix4d boneOffsetMatrix(const Skeleton& skeleton, std::size_t bone) {
+  const int p = skeleton.parents[bone];
+  if (p < 0) return skeleton.rest[bone];
+  Eigen::Matrix4d offs = Eigen::Matrix4d::Identity();
+  offs.topLeftCorner<3, 3>() = skeleton.local_rotation[bone];
+  offs.topRightCorner<3, 1>() = skeleton.local_head[bone];
+  offs(1, 3) += skeleton.local_length[static_cast<std::size_t>(p)];
+  return offs;
+}
+
+}  // namespace
+
+void poseMatrices(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out) {
+  const std::size_t n = skeleton.size();
+  assert(pose.bones.size() == n && out.size() == n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int p = skeleton.parents[i];
+    const auto q = static_cast<std::size_t>(p);
+    const bool connected = p >= 0 && i < skeleton.connected.size() && skeleton.connected[i];
+    const bool inherit_rotation = i >= skeleton.inherit_rotation.size() || skeleton.inherit_rotation[i];
+    const InheritScale mode = i < skeleton.inherit_scale.size() ? skeleton.inherit_scale[i] : InheritScale::kFull;
+    const bool local_location = i >= skeleton.local_location.size() || skeleton.local_location[i];
+    const ParentTransform t = parentTransform(inherit_rotation, mode, local_location, boneOffsetMatrix(skeleton, i),
+                                              p >= 0 ? &skeleton.rest[q] : nullptr, p >= 0 ? &out[q] : nullptr);
+    const Eigen::Matrix4d chan = channelMatrix(pose.bones[i], connected);
+    Eigen::Matrix4d m = t.rotscale * chan;
+    m.topRightCorner<3, 1>() = (t.loc * chan.col(3)).head<3>();
+    scaleAxes(m, t.post_scale);
+    out[i] = m;
+  }
+}
+
+void skinningMatrices(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose_matrices,
+                      std::span<Eigen::Matrix4d> out) {
+  const std::size_t n = skeleton.size();
+  assert(pose_matrices.size() == n && out.size() == n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = pose_matrices[i] * skeleton.rest[i].inverse();
+}
+
+}  // namespace rigfit

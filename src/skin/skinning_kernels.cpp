@@ -1,0 +1,538 @@
+// SIMD skinning kernels (Highway, runtime dispatch over AVX-512 / AVX2 / SSE4 / ...).
+//
+// Per chunk of 16 consecutive vertices (SkinningLayout: one influence count k per chunk):
+//  1. blend: each vertex's 3x4 matrix is blended in registers, AoS: one 64-byte padded bone row
+//     per influence, 1 load + 1 FMA (weight broadcast from memory) with AVX-512. Dual quaternion
+//     skinning instead blends Blender's dual quaternions per vertex (scalar) into a small stack
+//     buffer of equivalent 3x4 matrices.
+//  2. transpose: the 16 rows become 12 SoA vectors: 128-bit block shuffles into "block-transposed"
+//     vectors, then 4x4 transposes inside the blocks (52 shuffles for 16 vertices).
+//  3. transform: positions and normals are deinterleaved (2 two-source permutes per vector),
+//     transformed (the normal by the cofactor matrix, renormalised), re-interleaved and stored
+//     with full-width contiguous stores in the original vertex order. Rest vertices are blended
+//     back from the inputs with a lane mask.
+// Nothing is stored but the outputs: on the target machines, stores (and the 4 KiB aliasing of
+// later loads with them) cost more than the shuffles they would save.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "skin/skinning_kernels.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "rigfit/skinning.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace rigfit {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
+constexpr std::size_t kN = hn::MaxLanes(D());
+constexpr std::size_t kC = detail::kSkinningChunk;
+constexpr std::size_t kRow = 16;  // floats per padded bone matrix
+// Vectors per matrix row that hold the 12 used floats.
+constexpr std::size_t kParts = kN >= 12 ? 1 : (12 + kN - 1) / kN;
+
+#undef RIGFIT_SKIN_AVX512
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define RIGFIT_SKIN_AVX512 1
+#else
+#define RIGFIT_SKIN_AVX512 0
+#endif
+
+// ----------------------------------------------------------------------------------------------
+// Blends.
+
+// Matrix of influence slots [0, K) of the chunk's vertex v (slot i at i * kC + v).
+// A bone row in a register. The empty asm keeps the compiler from folding the load into the FMA:
+// an FMA with an indexed memory operand is two fused uops, while the weight's broadcast folds
+// into it with a simple address, and the front end is what limits this loop.
+HWY_INLINE V LoadRow(const float* HWY_RESTRICT p) {
+  V v = hn::Load(D(), p);
+#if RIGFIT_SKIN_AVX512 || HWY_TARGET == HWY_AVX2
+  asm("" : "+v"(v.raw));
+#endif
+  return v;
+}
+
+template <std::size_t K>
+HWY_INLINE void BlendVertex(const float* HWY_RESTRICT mats, const std::uint16_t* HWY_RESTRICT b,
+                            const float* HWY_RESTRICT w, std::size_t v, V (&acc)[kParts]) {
+  const D d;
+  const float* m0 = mats + std::size_t(b[v]) * kRow;
+  if constexpr (K == 1) {
+    // One influence: its normalised weight is 1 (or the vertex is at rest and masked later).
+    for (std::size_t p = 0; p < kParts; ++p) acc[p] = hn::Load(d, m0 + p * kN);
+  } else {
+    const V w0 = hn::Set(d, w[v]);
+    for (std::size_t p = 0; p < kParts; ++p) acc[p] = hn::Mul(LoadRow(m0 + p * kN), w0);
+    for (std::size_t i = 1; i < K; ++i) {
+      const float* m = mats + std::size_t(b[i * kC + v]) * kRow;
+      const V wi = hn::Set(d, w[i * kC + v]);
+      for (std::size_t p = 0; p < kParts; ++p) acc[p] = hn::MulAdd(LoadRow(m + p * kN), wi, acc[p]);
+    }
+  }
+}
+
+HWY_INLINE void BlendVertexAny(std::size_t k, const float* HWY_RESTRICT mats, const std::uint16_t* HWY_RESTRICT b,
+                               const float* HWY_RESTRICT w, std::size_t v, V (&acc)[kParts]) {
+  const D d;
+  for (std::size_t p = 0; p < kParts; ++p) acc[p] = hn::Zero(d);
+  for (std::size_t i = 0; i < k; ++i) {
+    const float* m = mats + std::size_t(b[i * kC + v]) * kRow;
+    const V wi = hn::Set(d, w[i * kC + v]);
+    for (std::size_t p = 0; p < kParts; ++p) acc[p] = hn::MulAdd(LoadRow(m + p * kN), wi, acc[p]);
+  }
+}
+
+// Calls f(bone, weight) for each influence of vertex v of chunk c (either chunk form).
+template <class F>
+HWY_INLINE void ForInfluences(const detail::SkinningView& L, std::size_t c, std::size_t v, const F& f) {
+  const std::uint16_t* b = L.bones + L.chunk_bone[c];
+  const float* w = L.weights + L.chunk_weight[c];
+  if (const std::size_t k = L.chunk_k[c]) {
+    for (std::size_t i = 0; i < k; ++i) f(b[i * kC + v], w[i * kC + v]);
+  } else if (const std::size_t u = L.chunk_u[c]) {
+    if (u == 1) {
+      f(b[0], 1.0f);
+    } else {
+      for (std::size_t j = 0; j < u; ++j) f(b[j], w[j * kC + v]);
+    }
+  }
+}
+
+// Blender's add_weighted_dq_dq / normalize_dq / mul_v3m3_dq for one vertex, written as the
+// equivalent 3x4 matrix (row-major, 4 zeros of padding) at dst. Dual quaternion table: 24
+// floats per bone = quaternion (w x y z), dual part (w x y z), scale matrix 3x4 row-major,
+// has-scale flag, 3 pad. Zero weights are skipped, as Blender does; the weights sum to 1.
+HWY_INLINE void BlendDualQuatVertex(const detail::SkinningView& L, const float* HWY_RESTRICT dqs, std::size_t c,
+                                    std::size_t v, float* HWY_RESTRICT dst) {
+  float sq[4] = {0, 0, 0, 0}, st[4] = {0, 0, 0, 0}, ss[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  float sw = 0.0f;
+  ForInfluences(L, c, v, [&](std::uint16_t bone, float w) {
+    if (w == 0.0f) return;
+    const float* q = dqs + std::size_t(bone) * detail::kSkinningDualQuatFloats;
+    const float dot = q[0] * sq[0] + q[1] * sq[1] + q[2] * sq[2] + q[3] * sq[3];
+    const float ws = dot < 0.0f ? -w : w;
+    for (int i = 0; i < 4; ++i) {
+      sq[i] += ws * q[i];
+      st[i] += ws * q[4 + i];
+    }
+    if (q[20] != 0.0f) {
+      for (int i = 0; i < 12; ++i) ss[i] += w * q[8 + i];
+      sw += w;
+    }
+  });
+  if (sw != 0.0f) {  // normalize_dq with a total weight of 1
+    const float add = 1.0f - sw;
+    ss[0] += add;
+    ss[5] += add;
+    ss[10] += add;
+  }
+  const float w = sq[0], x = sq[1], y = sq[2], z = sq[3];
+  const float t0 = st[0], t1 = st[1], t2 = st[2], t3 = st[3];
+  const float m[3][3] = {{w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                         {2 * (x * y + w * z), w * w + y * y - x * x - z * z, 2 * (y * z - w * x)},
+                         {2 * (x * z - w * y), 2 * (y * z + w * x), w * w + z * z - x * x - y * y}};
+  float len2 = w * w + x * x + y * y + z * z;
+  if (len2 > 0.0f) len2 = 1.0f / len2;
+  const float t[3] = {2 * (-t0 * x + w * t1 - t2 * z + y * t3), 2 * (-t0 * y + t1 * z - x * t3 + w * t2),
+                      2 * (-t0 * z + x * t2 + w * t3 - t1 * y)};
+  for (int e = 12; e < 16; ++e) dst[e] = 0.0f;
+  for (int r = 0; r < 3; ++r) {
+    for (int col = 0; col < 4; ++col) {
+      float a;
+      if (sw != 0.0f) {
+        a = m[r][0] * ss[col] + m[r][1] * ss[4 + col] + m[r][2] * ss[8 + col];
+      } else {
+        a = col < 3 ? m[r][col] : 0.0f;
+      }
+      if (col == 3) a += t[r];
+      dst[r * 4 + col] = a * len2;
+    }
+  }
+}
+
+HWY_INLINE std::uint64_t RestLanes(const std::uint8_t* rest_bits, std::size_t v0) {
+  std::uint32_t word;
+  std::memcpy(&word, rest_bits + v0 / 8, 4);
+  const std::uint64_t bits = std::uint64_t(word) >> (v0 % 8);
+  return bits & ((kN >= 64 ? ~0ull : (1ull << kN) - 1));
+}
+
+#if HWY_TARGET == HWY_SCALAR
+// ----------------------------------------------------------------------------------------------
+// No SIMD: one vertex at a time.
+
+HWY_INLINE void TransformVertex(const float* a, const float* in_p, const float* in_n, float* out_p, float* out_n) {
+  const float x = in_p[0], y = in_p[1], z = in_p[2];
+  float n[3] = {0, 0, 0};
+  if (in_n != nullptr) std::memcpy(n, in_n, sizeof n);
+  for (int r = 0; r < 3; ++r) out_p[r] = a[4 * r] * x + a[4 * r + 1] * y + a[4 * r + 2] * z + a[4 * r + 3];
+  if (in_n == nullptr) return;
+  auto m = [&](int r, int c) { return a[4 * r + c]; };
+  const float t[3] = {(m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) * n[0] + (m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2)) * n[1] +
+                          (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0)) * n[2],
+                      (m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2)) * n[0] + (m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0)) * n[1] +
+                          (m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1)) * n[2],
+                      (m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1)) * n[0] + (m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2)) * n[1] +
+                          (m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0)) * n[2]};
+  const float len2 = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+  if (len2 > 1e-30f) {
+    const float s = 1.0f / std::sqrt(len2);
+    for (int c = 0; c < 3; ++c) out_n[c] = t[c] * s;
+  } else {
+    for (int c = 0; c < 3; ++c) out_n[c] = n[c];
+  }
+}
+
+void SkinChunks(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
+  const detail::SkinningView& L = a.layout;
+  const bool normals = a.in_normals != nullptr;
+  for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
+    for (std::size_t v = 0; v < kC; ++v) {
+      const std::size_t vi = c * kC + v;
+      if (vi >= L.vertex_count) break;
+      const float* ip = a.in_positions + 3 * vi;
+      const float* in = normals ? a.in_normals + 3 * vi : nullptr;
+      float* op = a.out_positions + 3 * vi;
+      float* on = normals ? a.out_normals + 3 * vi : nullptr;
+      if (RestLanes(L.rest_bits, vi) != 0 || (L.chunk_k[c] == 0 && L.chunk_u[c] == 0)) {
+        for (int i = 0; i < 3; ++i) {
+          op[i] = ip[i];
+          if (normals) on[i] = in[i];
+        }
+        continue;
+      }
+      float m[16];
+      if (a.dual_quats != nullptr) {
+        BlendDualQuatVertex(L, a.dual_quats, c, v, m);
+      } else {
+        for (float& e : m) e = 0.0f;
+        ForInfluences(L, c, v, [&](std::uint16_t bone, float w) {
+          const float* s = a.matrices + std::size_t(bone) * kRow;
+          for (int e = 0; e < 12; ++e) m[e] += w * s[e];
+        });
+      }
+      TransformVertex(m, ip, in, op, on);
+    }
+  }
+}
+
+#else
+// ----------------------------------------------------------------------------------------------
+// SIMD: kN lanes = kN consecutive vertices (a chunk of 16 is 16 / kN sub-chunks).
+
+// 4x4 transposes inside every 128-bit block.
+HWY_INLINE void Transpose4(V x0, V x1, V x2, V x3, V& y0, V& y1, V& y2, V& y3) {
+  const D d;
+  const hn::Repartition<double, D> dd;
+  const V t0 = hn::InterleaveLower(d, x0, x1);
+  const V t1 = hn::InterleaveUpper(d, x0, x1);
+  const V t2 = hn::InterleaveLower(d, x2, x3);
+  const V t3 = hn::InterleaveUpper(d, x2, x3);
+  y0 = hn::BitCast(d, hn::InterleaveLower(dd, hn::BitCast(dd, t0), hn::BitCast(dd, t2)));
+  y1 = hn::BitCast(d, hn::InterleaveUpper(dd, hn::BitCast(dd, t0), hn::BitCast(dd, t2)));
+  y2 = hn::BitCast(d, hn::InterleaveLower(dd, hn::BitCast(dd, t1), hn::BitCast(dd, t3)));
+  y3 = hn::BitCast(d, hn::InterleaveUpper(dd, hn::BitCast(dd, t1), hn::BitCast(dd, t3)));
+}
+
+// From the matrices r[L] of the sub-chunk's vertices 4L + t (L < kN / 4), the block-transposed
+// vectors x[j]: 128-bit block L of x[j] = row j of vertex 4L + t.
+template <std::size_t N = kN>  // a template so that only the branch for N is instantiated
+HWY_INLINE void BlockTranspose(const V (&r)[N / 4][kParts], V (&x)[3]) {
+#if RIGFIT_SKIN_AVX512
+  const __m512 w0 = _mm512_shuffle_f32x4(r[0][0].raw, r[1][0].raw, _MM_SHUFFLE(1, 0, 1, 0));  // A0 A1 B0 B1
+  const __m512 w1 = _mm512_shuffle_f32x4(r[2][0].raw, r[3][0].raw, _MM_SHUFFLE(1, 0, 1, 0));  // C0 C1 D0 D1
+  const __m512 w2 = _mm512_shuffle_f32x4(r[0][0].raw, r[1][0].raw, _MM_SHUFFLE(3, 2, 3, 2));  // A2 A3 B2 B3
+  const __m512 w3 = _mm512_shuffle_f32x4(r[2][0].raw, r[3][0].raw, _MM_SHUFFLE(3, 2, 3, 2));  // C2 C3 D2 D3
+  x[0] = V{_mm512_shuffle_f32x4(w0, w1, _MM_SHUFFLE(2, 0, 2, 0))};                             // A0 B0 C0 D0
+  x[1] = V{_mm512_shuffle_f32x4(w0, w1, _MM_SHUFFLE(3, 1, 3, 1))};                             // A1 B1 C1 D1
+  x[2] = V{_mm512_shuffle_f32x4(w2, w3, _MM_SHUFFLE(2, 0, 2, 0))};                             // A2 B2 C2 D2
+#else
+  const D d;
+  if constexpr (N == 8) {  // r[L] = {[row0 | row1], [row2 | pad]}
+    x[0] = hn::ConcatLowerLower(d, r[1][0], r[0][0]);
+    x[1] = hn::ConcatUpperUpper(d, r[1][0], r[0][0]);
+    x[2] = hn::ConcatLowerLower(d, r[1][1], r[0][1]);
+  } else {  // kN == 4: r[0] = {row0, row1, row2}
+    static_assert(N == 4, "unsupported vector size");
+    (void)d;
+    x[0] = r[0][0];
+    x[1] = r[0][1];
+    x[2] = r[0][2];
+  }
+#endif
+}
+
+#if RIGFIT_SKIN_AVX512
+HWY_INLINE void LoadXYZ(const float* HWY_RESTRICT p, V& x, V& y, V& z) {
+  const __m512 a = _mm512_loadu_ps(p), b = _mm512_loadu_ps(p + 16), c = _mm512_loadu_ps(p + 32);
+  // Lane i of x is element 3i: lanes 0..10 from a:b, 11..15 from c.
+  const __m512i ix1 = _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 0, 0, 0, 0, 0);
+  const __m512i ix2 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 20, 23, 26, 29);
+  const __m512i iy1 = _mm512_setr_epi32(1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 0, 0, 0, 0, 0);
+  const __m512i iy2 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 18, 21, 24, 27, 30);
+  const __m512i iz1 = _mm512_setr_epi32(2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 0, 0, 0, 0, 0, 0);
+  const __m512i iz2 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19, 22, 25, 28, 31);
+  x = V{_mm512_permutex2var_ps(_mm512_permutex2var_ps(a, ix1, b), ix2, c)};
+  y = V{_mm512_permutex2var_ps(_mm512_permutex2var_ps(a, iy1, b), iy2, c)};
+  z = V{_mm512_permutex2var_ps(_mm512_permutex2var_ps(a, iz1, b), iz2, c)};
+}
+
+HWY_INLINE void StoreXYZ(V x, V y, V z, float* HWY_RESTRICT p) {
+  // Output element f (0..47) = component f % 3 of vertex f / 3.
+  const __m512i ia1 = _mm512_setr_epi32(0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5);
+  const __m512i ia2 = _mm512_setr_epi32(0, 1, 16, 3, 4, 17, 6, 7, 18, 9, 10, 19, 12, 13, 20, 15);
+  const __m512i ib1 = _mm512_setr_epi32(21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26);
+  const __m512i ib2 = _mm512_setr_epi32(0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15);
+  const __m512i ic1 = _mm512_setr_epi32(0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0);
+  const __m512i ic2 = _mm512_setr_epi32(26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31);
+  _mm512_storeu_ps(p, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ia1, y.raw), ia2, z.raw));
+  _mm512_storeu_ps(p + 16, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ib1, y.raw), ib2, z.raw));
+  _mm512_storeu_ps(p + 32, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ic1, y.raw), ic2, z.raw));
+}
+#else
+HWY_INLINE void LoadXYZ(const float* HWY_RESTRICT p, V& x, V& y, V& z) { hn::LoadInterleaved3(D(), p, x, y, z); }
+HWY_INLINE void StoreXYZ(V x, V y, V z, float* HWY_RESTRICT p) { hn::StoreInterleaved3(x, y, z, D(), p); }
+#endif
+
+// Transforms kN consecutive vertices whose matrices are the SoA vectors m[row][col].
+template <bool kNormals>
+HWY_INLINE void Transform(const V (&m)[3][4], const float* in_p, const float* in_n, float* out_p, float* out_n,
+                          std::uint64_t rest_lanes) {
+  const D d;
+  // All loads before any store: an output often sits at the same offset within a 4 KiB page as
+  // an input (large arrays are page-aligned), and a load issued after such a store waits for it.
+  V px, py, pz, nx, ny, nz;
+  LoadXYZ(in_p, px, py, pz);
+  if constexpr (kNormals) LoadXYZ(in_n, nx, ny, nz);
+  V ox = hn::MulAdd(m[0][0], px, hn::MulAdd(m[0][1], py, hn::MulAdd(m[0][2], pz, m[0][3])));
+  V oy = hn::MulAdd(m[1][0], px, hn::MulAdd(m[1][1], py, hn::MulAdd(m[1][2], pz, m[1][3])));
+  V oz = hn::MulAdd(m[2][0], px, hn::MulAdd(m[2][1], py, hn::MulAdd(m[2][2], pz, m[2][3])));
+  V tx, ty, tz;
+  if constexpr (kNormals) {
+    // Cofactor matrix rows: c_i = a_{i+1} x a_{i+2} (of the 3x3 part).
+    const V(&a)[3][4] = m;
+    const V c00 = hn::MulSub(a[1][1], a[2][2], hn::Mul(a[1][2], a[2][1]));
+    const V c01 = hn::MulSub(a[1][2], a[2][0], hn::Mul(a[1][0], a[2][2]));
+    const V c02 = hn::MulSub(a[1][0], a[2][1], hn::Mul(a[1][1], a[2][0]));
+    tx = hn::MulAdd(c00, nx, hn::MulAdd(c01, ny, hn::Mul(c02, nz)));
+    const V c10 = hn::MulSub(a[0][2], a[2][1], hn::Mul(a[0][1], a[2][2]));
+    const V c11 = hn::MulSub(a[0][0], a[2][2], hn::Mul(a[0][2], a[2][0]));
+    const V c12 = hn::MulSub(a[0][1], a[2][0], hn::Mul(a[0][0], a[2][1]));
+    ty = hn::MulAdd(c10, nx, hn::MulAdd(c11, ny, hn::Mul(c12, nz)));
+    const V c20 = hn::MulSub(a[0][1], a[1][2], hn::Mul(a[0][2], a[1][1]));
+    const V c21 = hn::MulSub(a[0][2], a[1][0], hn::Mul(a[0][0], a[1][2]));
+    const V c22 = hn::MulSub(a[0][0], a[1][1], hn::Mul(a[0][1], a[1][0]));
+    tz = hn::MulAdd(c20, nx, hn::MulAdd(c21, ny, hn::Mul(c22, nz)));
+    const V len2 = hn::MulAdd(tx, tx, hn::MulAdd(ty, ty, hn::Mul(tz, tz)));
+    // 1/sqrt: the hardware estimate and one Newton step (relative error < 1e-6).
+    V r = hn::ApproximateReciprocalSqrt(len2);
+    const V h = hn::Mul(len2, hn::Set(d, 0.5f));
+    r = hn::Mul(r, hn::NegMulAdd(h, hn::Mul(r, r), hn::Set(d, 1.5f)));
+    const auto ok = hn::Gt(len2, hn::Set(d, 1e-30f));
+    tx = hn::IfThenElse(ok, hn::Mul(tx, r), nx);
+    ty = hn::IfThenElse(ok, hn::Mul(ty, r), ny);
+    tz = hn::IfThenElse(ok, hn::Mul(tz, r), nz);
+  }
+  if (HWY_UNLIKELY(rest_lanes != 0)) {
+    std::uint8_t bits[8];
+    std::memcpy(bits, &rest_lanes, 8);
+    const auto rest = hn::LoadMaskBits(d, bits);
+    ox = hn::IfThenElse(rest, px, ox);
+    oy = hn::IfThenElse(rest, py, oy);
+    oz = hn::IfThenElse(rest, pz, oz);
+    if constexpr (kNormals) {
+      tx = hn::IfThenElse(rest, nx, tx);
+      ty = hn::IfThenElse(rest, ny, ty);
+      tz = hn::IfThenElse(rest, nz, tz);
+    }
+  }
+  StoreXYZ(ox, oy, oz, out_p);
+  if constexpr (kNormals) StoreXYZ(tx, ty, tz, out_n);
+}
+
+// Rows of the sub-chunk starting at chunk vertex s0 (vertices s0 .. s0 + kN - 1) in SoA form.
+// row(v, acc) produces the matrix of chunk vertex v.
+template <class RowFn>
+HWY_INLINE void GatherMatrices(std::size_t s0, const RowFn& row, V (&m)[3][4]) {
+  V x[3][4];
+  for (std::size_t t = 0; t < 4; ++t) {
+    V r[kN / 4][kParts];
+    for (std::size_t l = 0; l < kN / 4; ++l) row(s0 + 4 * l + t, r[l]);
+    V xt[3];
+    BlockTranspose(r, xt);
+    for (std::size_t j = 0; j < 3; ++j) x[j][t] = xt[j];
+  }
+  for (std::size_t j = 0; j < 3; ++j) Transpose4(x[j][0], x[j][1], x[j][2], x[j][3], m[j][0], m[j][1], m[j][2], m[j][3]);
+}
+
+// The last, partial vectors of the mesh, through padded copies.
+template <bool kNormals>
+HWY_NOINLINE void TransformTail(const V (&m)[3][4], const detail::SkinningKernelArgs& a, std::size_t v,
+                                std::size_t rem, std::uint64_t rest) {
+  alignas(64) float ip[3 * kN] = {}, in[3 * kN] = {}, op[3 * kN], on[3 * kN];
+  std::memcpy(ip, a.in_positions + 3 * v, rem * 3 * sizeof(float));
+  if (kNormals) std::memcpy(in, a.in_normals + 3 * v, rem * 3 * sizeof(float));
+  Transform<kNormals>(m, ip, in, op, on, rest);
+  std::memcpy(a.out_positions + 3 * v, op, rem * 3 * sizeof(float));
+  if (kNormals) std::memcpy(a.out_normals + 3 * v, on, rem * 3 * sizeof(float));
+}
+
+// Per-bone chunk: m = sum_j W_j * M_j with the 16 vertices' weights W_j as a vector and the
+// matrix coefficients broadcast (folded into the FMAs): SoA directly, no transpose.
+HWY_INLINE void GatherPerBone(std::size_t u, const float* HWY_RESTRICT mats, const std::uint16_t* HWY_RESTRICT b,
+                              const float* HWY_RESTRICT w, std::size_t s0, V (&m)[3][4]) {
+  const D d;
+  const float* m0 = mats + std::size_t(b[0]) * kRow;
+  if (u == 1) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      for (std::size_t e = 0; e < 4; ++e) m[j][e] = hn::Set(d, m0[4 * j + e]);
+    }
+    return;
+  }
+  const V w0 = hn::Load(d, w + s0);
+  for (std::size_t j = 0; j < 3; ++j) {
+    for (std::size_t e = 0; e < 4; ++e) m[j][e] = hn::Mul(w0, hn::Set(d, m0[4 * j + e]));
+  }
+  for (std::size_t i = 1; i < u; ++i) {
+    const float* mi = mats + std::size_t(b[i]) * kRow;
+    const V wi = hn::Load(d, w + i * kC + s0);
+    for (std::size_t j = 0; j < 3; ++j) {
+      for (std::size_t e = 0; e < 4; ++e) m[j][e] = hn::MulAdd(wi, hn::Set(d, mi[4 * j + e]), m[j][e]);
+    }
+  }
+}
+
+template <bool kNormals, class Gather>
+HWY_INLINE void SkinChunk(const detail::SkinningKernelArgs& a, std::size_t c, std::size_t count, const Gather& gather) {
+  for (std::size_t s0 = 0; s0 < count; s0 += kN) {
+    V m[3][4];
+    gather(s0, m);
+    const std::size_t v = c * kC + s0;
+    const std::uint64_t rest = RestLanes(a.layout.rest_bits, v);
+    if (HWY_LIKELY(count - s0 >= kN)) {
+      Transform<kNormals>(m, a.in_positions + 3 * v, kNormals ? a.in_normals + 3 * v : nullptr,
+                          a.out_positions + 3 * v, kNormals ? a.out_normals + 3 * v : nullptr, rest);
+    } else {
+      TransformTail<kNormals>(m, a, v, count - s0, rest);
+    }
+  }
+}
+
+template <bool kNormals, std::size_t K>
+HWY_NOINLINE void SkinChunkK(const detail::SkinningKernelArgs& a, std::size_t c, std::size_t count) {
+  const std::uint16_t* b = a.layout.bones + a.layout.chunk_bone[c];
+  const float* w = a.layout.weights + a.layout.chunk_weight[c];
+  const float* mats = a.matrices;
+  SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) {
+    GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) { BlendVertex<K>(mats, b, w, v, acc); }, m);
+  });
+}
+
+template <bool kNormals>
+void SkinChunksImpl(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
+  const detail::SkinningView& L = a.layout;
+  const D d;
+  const float* mats = a.matrices;
+  for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
+    const std::size_t count = c + 1 < L.chunk_count ? kC : L.vertex_count - c * kC;
+    const std::size_t k = L.chunk_k[c], u = L.chunk_u[c];
+    const std::uint16_t* b = L.bones + L.chunk_bone[c];
+    const float* w = L.weights + L.chunk_weight[c];
+    if (HWY_UNLIKELY(k == 0 && u == 0)) {  // every vertex at rest
+      const std::size_t v = c * kC;
+      if (a.out_positions != a.in_positions) std::memcpy(a.out_positions + 3 * v, a.in_positions + 3 * v, count * 12);
+      if (kNormals && a.out_normals != a.in_normals) std::memcpy(a.out_normals + 3 * v, a.in_normals + 3 * v, count * 12);
+      continue;
+    }
+    if (a.dual_quats != nullptr) {
+      alignas(64) float rows[kC * kRow];
+      for (std::size_t v = 0; v < kC; ++v) BlendDualQuatVertex(L, a.dual_quats, c, v, rows + v * kRow);
+      SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) {
+        GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) {
+          for (std::size_t p = 0; p < kParts; ++p) acc[p] = hn::Load(d, rows + v * kRow + p * kN);
+        }, m);
+      });
+      continue;
+    }
+    if (u != 0) {
+      SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBone(u, mats, b, w, s0, m); });
+      continue;
+    }
+    switch (k) {
+      case 1: SkinChunkK<kNormals, 1>(a, c, count); break;
+      case 2: SkinChunkK<kNormals, 2>(a, c, count); break;
+      case 3: SkinChunkK<kNormals, 3>(a, c, count); break;
+      case 4: SkinChunkK<kNormals, 4>(a, c, count); break;
+      case 5: SkinChunkK<kNormals, 5>(a, c, count); break;
+      case 6: SkinChunkK<kNormals, 6>(a, c, count); break;
+      default:
+        SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) {
+          GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) { BlendVertexAny(k, mats, b, w, v, acc); }, m);
+        });
+    }
+  }
+}
+
+void SkinChunks(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
+  if (a.in_normals != nullptr) {
+    SkinChunksImpl<true>(a, chunk_begin, chunk_end);
+  } else {
+    SkinChunksImpl<false>(a, chunk_begin, chunk_end);
+  }
+}
+#endif  // HWY_TARGET == HWY_SCALAR
+
+std::int64_t ActiveTarget() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace rigfit
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <string>
+#include <vector>
+
+namespace rigfit {
+HWY_EXPORT(SkinChunks);
+HWY_EXPORT(ActiveTarget);
+
+namespace detail {
+void skinChunks(const SkinningKernelArgs& args, std::size_t chunk_begin, std::size_t chunk_end) {
+  HWY_DYNAMIC_DISPATCH(SkinChunks)(args, chunk_begin, chunk_end);
+}
+}  // namespace detail
+
+std::vector<std::string> skinningCompiledTargets() {
+  std::vector<std::string> out;
+  for (std::int64_t t = HWY_TARGETS; t != 0; t &= t - 1) out.emplace_back(hwy::TargetName(t & -t));
+  return out;
+}
+
+std::string skinningActiveTarget() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(ActiveTarget)()); }
+
+bool setSkinningTargetForTesting(std::string_view name) {
+  if (name.empty()) {
+    hwy::SetSupportedTargetsForTest(0);
+    return true;
+  }
+  for (std::int64_t t = HWY_TARGETS; t != 0; t &= t - 1) {
+    const std::int64_t target = t & -t;
+    if (name == hwy::TargetName(target)) {
+      hwy::SetSupportedTargetsForTest(0);
+      if ((hwy::SupportedTargets() & target) == 0) return false;
+      hwy::SetSupportedTargetsForTest(target);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace rigfit
+#endif  // HWY_ONCE
