@@ -142,8 +142,9 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
       for (int c = 0; c < 4; ++c) {
         const std::size_t i = base + static_cast<std::size_t>(4 * set + c);
         const bool first = !weighted && set == 0 && c == 0;
-        // Unused slots point at joint 0 with weight 0.
-        const std::uint16_t joint = weighted ? skin.joints[i] : 0;
+        // Slots whose (stored) weight is 0 point at joint 0, as the validator expects.
+        const bool used = skin.weight_bits ? skin.quantized_weights[i] != 0 : skin.weights[i] != 0.0f;
+        const std::uint16_t joint = weighted && used ? skin.joints[i] : 0;
         if (joint >= nb) return makeError(ErrorCode::kRange, "glTF: joint index beyond the skeleton");
         small_joints ? j8.push_back(static_cast<std::uint8_t>(joint)) : j16.push_back(joint);
         if (skin.weight_bits == 8) w8.push_back(first ? 255 : weighted ? static_cast<std::uint8_t>(skin.quantized_weights[i]) : 0);

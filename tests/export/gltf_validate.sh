@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Exports every shipped rig that has weights (base body and a shaped, grounded body; 4 and 8
+# influences, float and quantised weights, .glb and .gltf) and runs the Khronos glTF-Validator on
+# each file: any error or warning fails the test.
+set -euo pipefail
+RIGFIT=$1 DATA=$2 SRC=$3
+VALIDATOR=$SRC/tools/gltf/validate.mjs
+[ -d "$SRC/tools/gltf/node_modules/gltf-validator" ] || { echo "gltf-validator missing: run (cd tools/gltf && npm install)"; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+files=()
+for rig in cmu_mb game_engine game_engine_with_breast mixamo mixamo_unity openpose; do
+  "$RIGFIT" export --data "$DATA" --rig "$rig" --out "$TMP/$rig.glb"
+  "$RIGFIT" export --data "$DATA" --rig "$rig" --out "$TMP/$rig.shaped.glb" --macro gender=1,age=0.8,muscle=0.9,weight=0.2 --ground
+  "$RIGFIT" export --data "$DATA" --rig "$rig" --out "$TMP/$rig.q8.glb" --influences 8 --quantize
+  files+=("$TMP/$rig.glb" "$TMP/$rig.shaped.glb" "$TMP/$rig.q8.glb")
+done
+"$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/separate.gltf" --quantize --weight-bits 16
+"$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/embedded.gltf" --embed
+"$RIGFIT" export --out "$TMP/demo.glb"
+"$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/posed.glb" --pose game_engine_fk/t-pose.json --apply-pose-as-rest
+files+=("$TMP/separate.gltf" "$TMP/embedded.gltf" "$TMP/demo.glb" "$TMP/posed.glb")
+node "$VALIDATOR" "${files[@]}"
+echo "${#files[@]} passed, 0 failed"
