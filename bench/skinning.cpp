@@ -10,8 +10,10 @@
 //    vertex: 24 in, 24 out, 24 for the influences; STREAM's byte count, 12 per element), with the
 //    same threads, reported as GB/s and as the Mvert/s bound at 72 bytes per vertex.
 //
-//   ninja -C build rigfit_skinning && build/bench/rigfit_skinning --benchmark_repetitions=10 \
-//       --benchmark_report_aggregates_only=true
+//   ninja -C build rigfit_skinning
+//   build/bench/rigfit_skinning --benchmark_repetitions=30 --benchmark_min_time=0.02 --benchmark_report_aggregates_only=true
+// On a shared machine read the _median rows, and the time of the _min rows (the fastest
+// repetition; their rate counters are the minimum rates, i.e. of the slowest one).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

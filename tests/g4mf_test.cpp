@@ -3,6 +3,7 @@
 // broken file per rule, each built from a valid written file), hostile headers, and the shared
 // worked examples.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <cstdlib>
@@ -335,6 +336,20 @@ TEST(G4mfRoundTrip, NoSkinNoUvs) {
   EXPECT_FALSE(d->normals.empty());
   EXPECT_EQ(bytes.find("\"joints\""), std::string::npos);
   EXPECT_EQ(bytes.find("\"textureMap\""), std::string::npos);
+}
+
+// Several root bones: all are children of the skeleton node (before the mesh node).
+TEST(G4mfRoundTrip, TwoRootBones) {
+  ExportModel m = handModel();
+  m.parents[3] = -1;
+  m.bind_local[3] = m.bind_global[3];
+  const std::string bytes = write(m, G4mfContainer::kText);
+  EXPECT_TRUE(validateG4mf(bytes, "x").empty()) << issuesText(validateG4mf(bytes, "x"));
+  auto doc = parseJson(bytes, "x");
+  EXPECT_EQ(writeJson(*doc->find("nodes")->items()[1].find("children"), {.indent = -1}), "[2, 5, 6]");
+  auto d = readG4mf(bytes, "x");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  expectRoundTrip(m, *d);
 }
 
 TEST(G4mfRoundTrip, PlainTrianglesWithoutPolygons) {
@@ -1297,6 +1312,25 @@ TEST(G4mfHostile, EveryPrefixAndByteFlipNeverCrashes) {
       (void)validateG4mf(g, "x");
     }
   }
+}
+
+// A 100 000-bone chain (every bone a joint): the hierarchy checks stay linear.
+TEST(G4mfHostile, LongBoneChainIsLinear) {
+  const std::size_t n = 100000;
+  std::string t = R"({"asset": {"dimension": 3}, "nodes": [{"children": [1]}, {"skeleton": {"joints": [)";
+  for (std::size_t i = 0; i < n; ++i) t += (i ? ", " : "") + std::to_string(2 + i);
+  t += "]}, \"children\": [2]}";
+  for (std::size_t i = 0; i < n; ++i)
+    t += ", {\"bone\": {\"length\": 0.1}, \"position\": [0, 0.1, 0]" + (i + 1 < n ? ", \"children\": [" + std::to_string(3 + i) + "]" : std::string()) + "}";
+  t += "]}";
+  const auto start = std::chrono::steady_clock::now();
+  const auto issues = validateG4mf(t, "chain");
+  EXPECT_TRUE(issues.empty()) << issuesText(issues);
+  auto d = readG4mf(t, "chain");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->bone_names.size(), n);
+  EXPECT_NEAR(d->global.back()(1, 3), 0.1 * n, 1e-6);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
 }
 
 TEST(G4mfHostile, DeepNestingAndGarbage) {

@@ -663,6 +663,23 @@ TEST(SkinningValidity, LayoutStatistics) {
   EXPECT_EQ(layout->split(4).back(), 1u);
 }
 
+TEST(SkinningValidity, LayoutChoosesTheCheaperChunkForm) {
+  // 32 vertices on bones 0 and 1 only: both chunks per bone (2 bones). 32 vertices with 8 random
+  // bones of 163: per vertex (8 slots).
+  std::vector<Influences> few(32, Influences{{0, 0.7f}, {1, 0.3f}});
+  auto a = SkinningLayout::build(makeSkin(2, few));
+  ASSERT_TRUE(a.ok());
+  for (std::size_t c = 0; c < 2; ++c) {
+    EXPECT_EQ(a->view().chunk_u[c], 2u);
+    EXPECT_EQ(a->view().chunk_k[c], 0u);
+  }
+  const Case many = randomCase(32, 163, 8, 77, false);
+  auto b = SkinningLayout::build(many.skin);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->view().chunk_u[0], 0u);
+  EXPECT_GT(b->view().chunk_k[0], 0u);
+}
+
 TEST(SkinningValidity, Targets) {
   const auto compiled = skinningCompiledTargets();
   ASSERT_FALSE(compiled.empty());

@@ -6,6 +6,11 @@
 #include <random>
 #include <set>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
 #include <gtest/gtest.h>
 
 #include "rigfit/data.hpp"
@@ -162,6 +167,45 @@ TEST(WeightsParse, SyntaxErrorsNameLineColumnAndByte) {
   }
 }
 
+TEST(WeightsParse, SyntaxErrorsWinOverValueErrors) {
+  // Python's json.load fails before MPFB looks at a value; On-Demand reads lazily, so the whole
+  // text is checked before a value error is reported.
+  EXPECT_EQ(parseError("{\"weights\": {\"g\": [[-1, 0.5]]}, \"x\": tru}"), "w.json: line 1, column 38 (byte 37): invalid literal");
+  EXPECT_EQ(parseError("{\"weights\": {\"g\": [[0, 0.5], [1]]}, \"x\": [}"), "w.json: line 1, column 43 (byte 42): unexpected character '}'");
+  // Duplicate keys inside a header value are named at that key.
+  EXPECT_EQ(parseError(R"({"x": {"a": 1, "a": 2}, "weights": {}})"), "w.json: x: duplicate key \"a\"");
+  EXPECT_EQ(parseErrorCode(R"({"weights": {}, "weights": {}})"), ErrorCode::kSchema);
+}
+
+TEST(WeightsParse, TextEndingAtAnUnreadablePage) {
+  // The text's last byte is the last byte before a PROT_NONE page: parseWeights must copy it
+  // rather than let simdjson read past the end.
+  const long page = sysconf(_SC_PAGESIZE);
+  void* mem = mmap(nullptr, static_cast<std::size_t>(2 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  ASSERT_EQ(mprotect(static_cast<char*>(mem) + page, static_cast<std::size_t>(page), PROT_NONE), 0);
+  for (const std::string& text : {std::string(R"({"weights": {"g": [[0, 0.5], [1, 1]]}})"), std::string(R"({"weights": {"g": [[0, 0.5], [1, 1)"),
+                                 std::string(R"({"weights": {"g": [[0, 0.5], [1, 12345)"), std::string(R"({"weights": {"g": [[0, "abc)")}) {
+    char* at = static_cast<char*>(mem) + page - static_cast<long>(text.size());
+    std::memcpy(at, text.data(), text.size());
+    auto w = parseWeights(std::string_view(at, text.size()), "edge.json");
+    if (text.back() == '}') {
+      ASSERT_TRUE(w.ok()) << w.error().message;
+      EXPECT_EQ(w->groups[0].weights, (std::vector<double>{0.5, 1.0}));
+    } else {
+      EXPECT_FALSE(w.ok());
+    }
+  }
+  munmap(mem, static_cast<std::size_t>(2 * page));
+}
+
+TEST(WeightsParse, ReadErrors) {
+  auto w = readWeights("/nonexistent/weights.json");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code, ErrorCode::kIo);
+  EXPECT_EQ(w.error().message.rfind("/nonexistent/weights.json: ", 0), 0u);
+}
+
 TEST(WeightsParse, HostileInputNeverCrashes) {
   // Deep nesting in the header, inside a group and inside a pair.
   const std::string deep(5000, '[');
@@ -254,7 +298,9 @@ TEST(WeightsWrite, FloatsMatchTheGeneralJsonWriter) {
   WeightsFile::Group& g = f.groups.emplace_back();
   g.name = "g";
   const double specials[] = {0.0, -0.0, 1.0, 0.1, 1e-5, 1e-4, 9.999999e-5, 0.0001, 1e16, 1e15, 9999999999999998.0, 1.5e16, 1e17,
-                             123456789.125, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308, 0.30000000000000004, 1e22, 1e-7};
+                             123456789.125, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308, 0.30000000000000004, 1e22, 1e-7,
+                             0.00015, 0.99999, 0.999995, 0.9999999999999999, 0.12345, 0.5, 1e-05, 9e-05, 0.00011, -0.25, -1e-7,
+                             -0.99999, 1.5, 2.0, 123.0, 0.9999992251396179, 0.0005000000237487257, 1.0000001192092896, 99999.5};
   for (double s : specials) {
     g.vertices.push_back(static_cast<std::int64_t>(g.vertices.size()));
     g.weights.push_back(s);
@@ -554,7 +600,7 @@ TEST_F(SkinBind, GroupsMappedToOneBoneAddWithClamping) {
   // both add up in the same vertex group.
   auto w = parseWeights(R"({"weights": {
       "DEF-upperarm_l": [[0, 0.5], [1, 0.5], [2, 0.3], [3, 0], [4, 0.0], [7, 0.2], [8, 0.5]],
-      "upperarm_l": [[0, 0.25], [1, 0.75], [3, 0], [4, 0.6], [5, 0.7], [5, 0.7], [6, 0.5], [7, 0.1]],
+      "upperarm_l": [[0, 0.25], [1, 0.75], [3, 0], [4, 0.6], [5, 0.7], [5, 0.7], [6, 0.5], [7, 0.1], [10, 1.5]],
       "thigh_l": [[6, 0.5], [8, 0.25]],
       "nothing_here": [[9, 1]],
       "mhmask-preserve-volume": [[2, 0.5], [2, 0.75], [9, 0.25]]
@@ -593,6 +639,7 @@ TEST_F(SkinBind, GroupsMappedToOneBoneAddWithClamping) {
   EXPECT_EQ(influences(7), (P{{arm, 0.2f + 0.1f}}));  // float32 sum, as Blender adds
   EXPECT_EQ(influences(8), (P{{arm, 0.5f}, {thigh, 0.25f}}));
   EXPECT_EQ(influences(9), P{});
+  EXPECT_EQ(influences(10), (P{{arm, 1.0f}}));  // Blender takes weights in [0, 1]
   checkSkinInvariants(*skin);
 
   ASSERT_EQ(skin->mask_names, std::vector<std::string>{"mhmask-preserve-volume"});
@@ -704,6 +751,8 @@ TEST_F(SkinBind, VertexBeyondTheMeshIsAnError) {
   hand.groups[0] = {"thigh_l", {-1}, {0.5}, {}};
   EXPECT_EQ(bindWeights(hand, f.skeleton, f.rig, kBaseVertices).error().message,
             "hand: weights[\"thigh_l\"][0][0]: vertex index -1 is out of range for a mesh of 19158 vertices");
+  hand.groups[0] = {"thigh_l", {0}, {-0.5}, {}};
+  EXPECT_EQ(bindWeights(hand, f.skeleton, f.rig, kBaseVertices).error().message, "hand: weights[\"thigh_l\"][0][1]: weight is negative (-0.5)");
   hand.groups[0] = {"thigh_l", {0}, {std::nan("")}, {}};
   EXPECT_EQ(bindWeights(hand, f.skeleton, f.rig, kBaseVertices).error().message, "hand: weights[\"thigh_l\"][0][1]: weight is NaN");
 }

@@ -42,10 +42,20 @@ struct G4mfWriteOptions {
   bool normalize_weights = true;
 };
 
-/// Writes `model` as a G4MF document (layout in the .cpp's header comment and README). Errors
-/// (kUsage / kRange): inconsistent array sizes, a parent after its child, non-finite numbers,
-/// indices out of range. The bytes depend only on the model and the options (and libzstd's version
-/// when compressing).
+/// Writes `model` as a G4MF document (3D, Y up, metres):
+///   nodes[0] root (no transform) -> nodes[1] skeleton node (joints = every bone) -> one node per
+///   bone in model order (bind_local as position + rotor [+ scale], or basis when the 3x3 part is
+///   not a rotation times a positive scale; bone.length; extras makehumanName and roll), and last
+///   the mesh node (identity), a direct child of the skeleton.
+///   meshes[0]: vertices shared across UV/normal seams (export vertices with the same
+///   source_vertex, position and influences merged), polygon fans with polytopeSimplexes (rotated
+///   so consecutive polygons never share a first vertex), per-corner normals and UVs (v flipped to
+///   G4MF's top-left origin) through binding simplexes, and the skin (groups = bone indices,
+///   groupNames = bone names).
+/// The full rationale is in src/formats/g4mf/g4mf_writer.cpp. Errors (kUsage / kRange):
+/// inconsistent array sizes, a parent after its child, invalid or repeated bone names, non-finite
+/// numbers, zero normals, indices out of range. The bytes depend only on the model and the options
+/// (and libzstd's version when compressing).
 [[nodiscard]] Expected<std::string> writeG4mf(const ExportModel& model, const G4mfWriteOptions& options = {});
 
 /// What readG4mf extracts: the first skeleton node's bones and the mesh skinned by it (else the
@@ -112,7 +122,10 @@ struct G4mfIssue {
 
 /// Checks every rule of the checklist a file can break (container, JSON text, schema structure,
 /// names, buffers, accessors, nodes, skeletons, meshes, skins, blend shapes). Never throws, never
-/// allocates by a declared size beyond what the bytes can back. Empty: valid.
+/// allocates by a declared size beyond what the bytes can back. Empty: valid. At most 1000 issues
+/// are listed (then one warning counts the rest). `label` is not part of the issues (their paths
+/// are relative to the file); it is kept for symmetry with readG4mf. External (relative or remote)
+/// buffer URIs are not opened: a warning says their data was not checked.
 std::vector<G4mfIssue> validateG4mf(std::span<const std::byte> bytes, std::string_view label);
 std::vector<G4mfIssue> validateG4mf(std::string_view bytes, std::string_view label);
 

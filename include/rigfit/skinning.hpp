@@ -3,8 +3,9 @@
 //
 // Two halves, as in ozz-animation:
 //  - SkinningLayout (offline -> runtime): built once per Skin. Normalised float weights, zero
-//    weights dropped, chunks of 16 consecutive vertices sharing one influence count,
-//    influence-major streams.
+//    weights dropped, vertex order kept, in chunks of 16 consecutive vertices stored per bone
+//    (the chunk's few bones, each with a vector of the 16 weights) or per vertex (influence
+//    slots, influence-major), whichever the kernels do faster.
 //  - SkinningJob: spans in, spans out, no state, no allocation for skeletons up to 512 bones.
 //    SIMD over vertices (Highway, runtime dispatch: AVX-512, AVX2, SSE4, ...), optional threads.
 //
@@ -18,7 +19,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -99,7 +99,8 @@ class SkinningLayout {
 
   /// Rejects (kSchema / kRange): offsets not of size vertex_count + 1, not starting at 0, not
   /// non-decreasing or not ending at bones.size() == weights.size(); a bone >= bone_count; a
-  /// negative or non-finite weight; more than 2^32 - 1 influences.
+  /// negative or non-finite weight; a vertex with more than 255 non-zero influences in a chunk
+  /// that touches many bones; more than 2^32 - 1 influence slots.
   [[nodiscard]] static Expected<SkinningLayout> build(const Skin& skin);
 
   std::size_t vertexCount() const { return vertex_count_; }
@@ -182,6 +183,9 @@ class SkinningPool {
 /// quaternions are summed with the sign flipped when opposite to the running sum, scale matrices
 /// summed with positive weights, the sum normalised, and the vertex moved by the scale matrix,
 /// then the rotation and translation. Normals use the cofactor of the resulting 3x3 as above.
+/// The kernels visit a vertex's bones in its chunk's order (heaviest in the chunk first), not
+/// the vertex's own order; the sign flips, hence the result, can differ from Blender's only
+/// when two of the vertex's bones turn more than 180 degrees apart.
 ///
 /// Paths: with `layout`, the SIMD kernels (float; threads); with only `skin`, a direct float
 /// loop over the CSR Skin (slower, no preparation); `reference` forces a scalar double-precision

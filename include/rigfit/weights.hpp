@@ -30,20 +30,28 @@ struct WeightsFile {
   bool final_newline = false;
 };
 
-/// Parses a weights file (simdjson). Errors name the file and the JSON path
-/// (weights["thigh_l"][12][1]); NaN, negative or non-numeric weights and non-integer or negative
-/// vertex indices are errors. `vertex_count` (0: unchecked) bounds the vertex indices.
+/// Parses a weights file (simdjson On-Demand). Errors are one line "LABEL: PATH: what", e.g.
+/// `weights.json: weights["thigh_l"][12][1]: weight is negative (-0.5)`; malformed JSON is a
+/// kSyntax error naming line, column and byte (it wins over value errors, as in Python, where the
+/// file would not load at all). Errors: negative, non-numeric or non-finite (1e400) weights,
+/// integer weights of 2^53 or more (they would not write back exactly), non-integer, negative or
+/// too large vertex indices, pairs that are not [vertex, weight], duplicate groups or top-level
+/// keys, no "weights". `vertex_count` (0: unchecked) bounds the vertex indices (kRange).
+/// The text needs no padding: when the 64 bytes simdjson may read past its end lie on the same
+/// memory page the text is used in place, otherwise it is copied (always under sanitizers).
 [[nodiscard]] Expected<WeightsFile> parseWeights(std::string_view text, std::string_view label, std::size_t vertex_count = 0);
 [[nodiscard]] Expected<WeightsFile> readWeights(const std::string& path, std::size_t vertex_count = 0);
 
 struct WeightsWriteOptions {
-  /// MPFB's current saver: drop weights below 1e-4 and round to 5 decimals.
+  /// MPFB's current saver (RigService.get_weights) on the weights as Blender holds them
+  /// (float32): w = max(0, min(1, round(w, 5))), kept if w >= 1e-4; a result of 1 is written as
+  /// the integer 1 (Python's min(1, 1.0) is the int).
   bool mpfb_rounding = false;
 };
 
 /// Writes the file as MPFB does (json.dump(indent=4, sort_keys=True)); groups are written in sorted
 /// order (as sort_keys does) and pairs in stored order. Load -> write gives the same bytes for
-/// every file MPFB wrote with sorted keys.
+/// every file MPFB wrote with sorted keys. A "weights" key in `header` is ignored.
 std::string writeWeights(const WeightsFile& file, const WeightsWriteOptions& options = {});
 
 /// rigfit's skin: per vertex, its bone influences sorted by descending weight (ties: lower bone
@@ -81,10 +89,18 @@ struct WeightsBinding {
   std::vector<std::string> masks;
 };
 
-/// Maps the file's groups to the skeleton's bones as MPFB does (§7.2): exact name; `DEF-` toggled;
-/// the toe fallback for rigs without toes; `extra_bones` of the rig. `mhmask-*` groups become
-/// masks. Weights of groups mapped to the same bone are summed with clamping to [0, 1].
-/// Vertex indices must be < vertex_count.
+/// Maps the file's groups to the skeleton's bones as MPFB does (§7.2), every skeleton bone being a
+/// deform bone: exact name; `DEF-` toggled; the toe fallback (`^(DEF-)?toe<d>-<d><any>(L|R)$` ->
+/// `toe.S`, `DEF-toe.S` or `toe1-1.S`, the first that exists, if it has no child whose name
+/// contains "toe"; `\d` taken as an ASCII digit); then the rig's `extra_bones` (name or DEF-
+/// toggled form): such groups are reported in `WeightsBinding::extra` and left out of the skin,
+/// since those bones only exist in the Rigify rig generated later. `mhmask-*` groups become
+/// masks; every other group is reported as unmapped (MPFB drops it).
+/// Weights are added as Blender's VertexGroup.add(..., 'ADD') does, in float32, each clamped to
+/// [0, 1], bones in skeleton order with their groups in file order. Zero results (Blender keeps
+/// them as memberships of weight 0) deform nothing and are not in the skin, so a vertex whose
+/// weights are all 0 has no influence. Every loaded group (bone, extra, mask) must have vertex
+/// indices < vertex_count (kRange error naming the group and pair) and weights >= 0.
 [[nodiscard]] Expected<Skin> bindWeights(const WeightsFile& file, const Skeleton& skeleton, const RigDefinition& rig,
                                          std::size_t vertex_count, WeightsBinding* binding = nullptr);
 

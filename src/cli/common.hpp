@@ -59,5 +59,6 @@ void addInfoCommand(CLI::App& app, int& exit_code);
 void addPoseCommand(CLI::App& app, int& exit_code);
 void addExportCommand(CLI::App& app, int& exit_code);
 void addShapeCommand(CLI::App& app, int& exit_code);
+void addValidateCommand(CLI::App& app, int& exit_code);
 
 }  // namespace rigfit::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   rigfit::cli::addShapeCommand(app, exit_code);
   rigfit::cli::addPoseCommand(app, exit_code);
   rigfit::cli::addExportCommand(app, exit_code);
+  rigfit::cli::addValidateCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "rigfit/number_format.hpp"
 #include "rigfit/weights.hpp"
 
 namespace rigfit {
@@ -145,7 +146,7 @@ Expected<Skin> bindWeights(const WeightsFile& file, const Skeleton& skeleton, co
       const double w = g.weights[i];
       if (!(w >= 0.0))
         return makeError(ErrorCode::kSchema, file.label + ": " + groupPath(g.name) + "[" + std::to_string(i) + "][1]: weight is " +
-                                                 (std::isnan(w) ? std::string("NaN") : "negative (" + std::to_string(w) + ")"));
+                                                 (std::isnan(w) ? std::string("NaN") : "negative (" + formatPythonFloat(w) + ")"));
     }
   }
 

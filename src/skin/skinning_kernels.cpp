@@ -1,13 +1,17 @@
 // SIMD skinning kernels (Highway, runtime dispatch over AVX-512 / AVX2 / SSE4 / ...).
 //
-// Per chunk of 16 consecutive vertices (SkinningLayout: one influence count k per chunk):
-//  1. blend: each vertex's 3x4 matrix is blended in registers, AoS: one 64-byte padded bone row
-//     per influence, 1 load + 1 FMA (weight broadcast from memory) with AVX-512. Dual quaternion
-//     skinning instead blends Blender's dual quaternions per vertex (scalar) into a small stack
-//     buffer of equivalent 3x4 matrices.
-//  2. transpose: the 16 rows become 12 SoA vectors: 128-bit block shuffles into "block-transposed"
-//     vectors, then 4x4 transposes inside the blocks (52 shuffles for 16 vertices).
-//  3. transform: positions and normals are deinterleaved (2 two-source permutes per vector),
+// Per chunk of 16 consecutive vertices, in the form SkinningLayout chose for it:
+//  1a. per bone (a chunk touching few bones, the common case on a real mesh): the 12 SoA matrix
+//     vectors are sum_j W_j * M_j over the chunk's bones, W_j the 16 vertices' weights on bone j
+//     (one vector load), M_j's coefficients broadcast from memory into the FMAs: 12 FMAs per
+//     bone per 16 vertices, no transpose. Dual quaternions: the same over Blender's dual
+//     quaternions (sign flips as per-lane selects), then converted to matrices in SoA.
+//  1b. per vertex: each vertex's 3x4 matrix is blended in a register (AoS: one 64-byte padded
+//     bone row per influence, 1 load + 1 FMA with the weight broadcast from memory), then the
+//     16 rows are transposed into 12 SoA vectors: 128-bit block shuffles into "block-transposed"
+//     vectors, then 4x4 transposes inside the blocks (52 shuffles for 16 vertices). Dual
+//     quaternions: Blender's blend per vertex (scalar) into a stack buffer, then the same.
+//  2. transform: positions and normals are deinterleaved (2 two-source permutes per vector),
 //     transformed (the normal by the cofactor matrix, renormalised), re-interleaved and stored
 //     with full-width contiguous stores in the original vertex order. Rest vertices are blended
 //     back from the inputs with a lane mask.
@@ -409,6 +413,70 @@ HWY_INLINE void GatherPerBone(std::size_t u, const float* HWY_RESTRICT mats, con
   }
 }
 
+// Per-bone chunk with dual quaternions: Blender's add_weighted_dq_dq / normalize_dq /
+// mul_v3m3_dq for the 16 vertices at once (each bone's dual quaternion is broadcast; the sign
+// flip is a per-lane select), giving the equivalent matrices in SoA form. A zero weight leaves
+// the sums unchanged, as Blender's skipping it does.
+HWY_INLINE void GatherPerBoneDualQuat(std::size_t u, const float* HWY_RESTRICT dqs, const std::uint16_t* HWY_RESTRICT b,
+                                      const float* HWY_RESTRICT w, std::size_t s0, V (&m)[3][4]) {
+  const D d;
+  const V zero = hn::Zero(d);
+  V sq[4] = {zero, zero, zero, zero}, st[4] = {zero, zero, zero, zero};
+  V ss[12] = {zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero};
+  V sw = zero;
+  bool any_scale = false;
+  for (std::size_t i = 0; i < u; ++i) {
+    const float* q = dqs + std::size_t(b[i]) * detail::kSkinningDualQuatFloats;
+    const V wi = u == 1 ? hn::Set(d, 1.0f) : hn::Load(d, w + i * kC + s0);
+    const V dot = hn::MulAdd(hn::Set(d, q[0]), sq[0],
+                             hn::MulAdd(hn::Set(d, q[1]), sq[1], hn::MulAdd(hn::Set(d, q[2]), sq[2], hn::Mul(hn::Set(d, q[3]), sq[3]))));
+    const V ws = hn::IfThenElse(hn::Lt(dot, zero), hn::Neg(wi), wi);
+    for (std::size_t c = 0; c < 4; ++c) {
+      sq[c] = hn::MulAdd(ws, hn::Set(d, q[c]), sq[c]);
+      st[c] = hn::MulAdd(ws, hn::Set(d, q[4 + c]), st[c]);
+    }
+    if (q[20] != 0.0f) {
+      for (std::size_t c = 0; c < 12; ++c) ss[c] = hn::MulAdd(wi, hn::Set(d, q[8 + c]), ss[c]);
+      sw = hn::Add(sw, wi);
+      any_scale = true;
+    }
+  }
+  const V two = hn::Set(d, 2.0f);
+  const V qw = sq[0], qx = sq[1], qy = sq[2], qz = sq[3];
+  const V ww = hn::Mul(qw, qw), xx = hn::Mul(qx, qx), yy = hn::Mul(qy, qy), zz = hn::Mul(qz, qz);
+  const V xy = hn::Mul(qx, qy), xz = hn::Mul(qx, qz), yz = hn::Mul(qy, qz);
+  const V wx = hn::Mul(qw, qx), wy = hn::Mul(qw, qy), wz = hn::Mul(qw, qz);
+  const V r[3][3] = {{hn::Sub(hn::Add(ww, xx), hn::Add(yy, zz)), hn::Mul(two, hn::Sub(xy, wz)), hn::Mul(two, hn::Add(xz, wy))},
+                     {hn::Mul(two, hn::Add(xy, wz)), hn::Sub(hn::Add(ww, yy), hn::Add(xx, zz)), hn::Mul(two, hn::Sub(yz, wx))},
+                     {hn::Mul(two, hn::Sub(xz, wy)), hn::Mul(two, hn::Add(yz, wx)), hn::Sub(hn::Add(ww, zz), hn::Add(xx, yy))}};
+  const V len2 = hn::Add(hn::Add(ww, xx), hn::Add(yy, zz));
+  const V inv = hn::IfThenElseZero(hn::Gt(len2, zero), hn::Div(hn::Set(d, 1.0f), len2));
+  const V t0 = st[0], t1 = st[1], t2 = st[2], t3 = st[3];
+  // t = 2 * (-t0 x + w t1 - t2 z + y t3, -t0 y + t1 z - x t3 + w t2, -t0 z + x t2 + w t3 - t1 y)
+  const V t[3] = {hn::Mul(two, hn::Sub(hn::MulAdd(qw, t1, hn::Mul(qy, t3)), hn::MulAdd(t0, qx, hn::Mul(t2, qz)))),
+                  hn::Mul(two, hn::Sub(hn::MulAdd(t1, qz, hn::Mul(qw, t2)), hn::MulAdd(t0, qy, hn::Mul(qx, t3)))),
+                  hn::Mul(two, hn::Sub(hn::MulAdd(qx, t2, hn::Mul(qw, t3)), hn::MulAdd(t0, qz, hn::Mul(t1, qy))))};
+  if (any_scale) {
+    // normalize_dq (total weight 1): lanes without a scaled bone get the identity.
+    const V add = hn::Sub(hn::Set(d, 1.0f), sw);
+    ss[0] = hn::Add(ss[0], add);
+    ss[5] = hn::Add(ss[5], add);
+    ss[10] = hn::Add(ss[10], add);
+    for (std::size_t j = 0; j < 3; ++j) {
+      for (std::size_t e = 0; e < 4; ++e) {
+        V a = hn::MulAdd(r[j][0], ss[e], hn::MulAdd(r[j][1], ss[4 + e], hn::Mul(r[j][2], ss[8 + e])));
+        if (e == 3) a = hn::Add(a, t[j]);
+        m[j][e] = hn::Mul(a, inv);
+      }
+    }
+  } else {
+    for (std::size_t j = 0; j < 3; ++j) {
+      for (std::size_t e = 0; e < 3; ++e) m[j][e] = hn::Mul(r[j][e], inv);
+      m[j][3] = hn::Mul(t[j], inv);
+    }
+  }
+}
+
 template <bool kNormals, class Gather>
 HWY_INLINE void SkinChunk(const detail::SkinningKernelArgs& a, std::size_t c, std::size_t count, const Gather& gather) {
   for (std::size_t s0 = 0; s0 < count; s0 += kN) {
@@ -449,6 +517,11 @@ void SkinChunksImpl(const detail::SkinningKernelArgs& a, std::size_t chunk_begin
       const std::size_t v = c * kC;
       if (a.out_positions != a.in_positions) std::memcpy(a.out_positions + 3 * v, a.in_positions + 3 * v, count * 12);
       if (kNormals && a.out_normals != a.in_normals) std::memcpy(a.out_normals + 3 * v, a.in_normals + 3 * v, count * 12);
+      continue;
+    }
+    if (a.dual_quats != nullptr && u != 0) {
+      const float* dqs = a.dual_quats;
+      SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBoneDualQuat(u, dqs, b, w, s0, m); });
       continue;
     }
     if (a.dual_quats != nullptr) {

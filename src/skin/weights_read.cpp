@@ -4,8 +4,8 @@
 // rigfit::parseJson on the whole text (line, column, byte), as json_parse.cpp does for rigs.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -166,12 +166,11 @@ class Reader {
     auto full = parseJson(text_, label_);
     if (full) return std::nullopt;
     // parseJson's scanner checks the whole grammar; when it finds nothing, it repeats simdjson's
-    // message. For numbers that is a number beyond double or int64 range (1e400, which Python
-    // reads as inf): well-formed, and ours to name.
+    // message. For numbers that is a number beyond double or 64-bit range (1e400, which Python
+    // reads as inf, or a 30-digit integer): well-formed, and ours to name.
     const std::string& m = full.error().message;
     const std::string_view sj = simdjson::error_message(e);
-    if ((e == simdjson::NUMBER_ERROR) && m.size() >= sj.size() &&
-        m.compare(m.size() - sj.size(), sj.size(), sj) == 0)
+    if (e == simdjson::NUMBER_ERROR && m.size() >= sj.size() && m.compare(m.size() - sj.size(), sj.size(), sj) == 0)
       return std::nullopt;
     return full.error();
   }
@@ -388,8 +387,10 @@ class Reader {
 };
 
 // simdjson reads up to SIMDJSON_PADDING bytes past the end. When those bytes lie on the same
-// memory page as the last byte, reading them is harmless (their content does not matter: the
-// document is an object, whose last token is a '}' inside the text), so no copy is needed.
+// memory page (4 KiB at least) as the last byte, reading them cannot fault, and their content
+// does not matter: stage 1 only indexes the text itself, and a well-formed document here is an
+// object whose last token, '}', ends every number or literal before it (a truncated text is an
+// error whatever follows it). So no copy is needed. Sanitizers would see the read: always copy.
 bool paddingReadable(const char* data, std::size_t size) {
 #if defined(RIGFIT_WEIGHTS_NO_PAGE_TRICK)
   (void)data;

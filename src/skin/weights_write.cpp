@@ -1,5 +1,5 @@
 // Writing weights files byte for byte as Python's json.dump(obj, f, indent=4, sort_keys=True).
-// The pairs are formatted straight into one pre-sized buffer (no Json tree): each pair is
+// The pairs are formatted straight into one buffer through a pointer (no Json tree): each pair is
 //             [
 //                 VERTEX,
 //                 WEIGHT
@@ -25,7 +25,31 @@ constexpr char kPairClose[] = "\n            ]";
 constexpr std::size_t kMaxNumber = 32;  // longest int64 or Python float repr is 24 characters
 constexpr std::size_t kMaxPair = sizeof kPairOpen + sizeof kPairMid + sizeof kPairClose + 2 * kMaxNumber;
 
-char* putInt(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
+// Integers (vertex indices: small and non-negative) two digits at a time.
+char* putInt(char* p, std::int64_t v) {
+  if (v < 0 || v >= 100000000) return std::to_chars(p, p + 24, v).ptr;
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  auto u = static_cast<std::uint32_t>(v);
+  const int n = u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : u < 10000000 ? 7 : 8;
+  char* end = p + n;
+  char* q = end;
+  while (u >= 100) {
+    const std::uint32_t r = u % 100;
+    u /= 100;
+    q -= 2;
+    std::memcpy(q, kPairs + 2 * r, 2);
+  }
+  if (u >= 10) {
+    q -= 2;
+    std::memcpy(q, kPairs + 2 * u, 2);
+  } else {
+    *--q = static_cast<char>('0' + u);
+  }
+  return end;
+}
 
 template <std::size_t N>
 char* put(char* p, const char (&s)[N]) {
@@ -101,9 +125,39 @@ char* putFloat(char* p, double value) {
 // Python's repr for a weight, with two shortcuts: values with at most 5 decimals in [1e-4, 1)
 // (MPFB's current files) are written straight from their digits, and other values go through a
 // small cache (weights repeat: a shipped file has ~15k distinct values among ~36k).
+// Python's repr for 0 < |w| < 1 from the shortest scientific digits: below 1e-4 Python keeps
+// the exponent form (as C++ writes it: "1.5e-05"), otherwise "0." + zeros + digits.
+char* shortFraction(char* p, double w) {
+  char buf[32];
+  const char* end = std::to_chars(buf, buf + sizeof buf, w, std::chars_format::scientific).ptr;
+  const char* e = end - 1;
+  while (*e != 'e') --e;  // e-XX or e-XXX
+  int x = 0;
+  for (const char* q = e + 2; q < end; ++q) x = x * 10 + (*q - '0');
+  if (x > 4) return put(p, std::string_view(buf, static_cast<std::size_t>(end - buf)));
+  const char* s = buf;
+  if (*s == '-') *p++ = *s++;
+  *p++ = '0';
+  *p++ = '.';
+  for (int k = 1; k < x; ++k) *p++ = '0';
+  *p++ = s[0];
+  if (s[1] == '.') p = put(p, std::string_view(s + 2, static_cast<std::size_t>(e - (s + 2))));
+  return p;
+}
+
 class WeightFormatter {
  public:
-  WeightFormatter() { std::memset(entries_, 0xFF, sizeof entries_); }
+  /// The formatter of this thread, its cache emptied (by a new epoch: no memset, and nothing is
+  /// carried over from an earlier call).
+  static WeightFormatter& fresh() {
+    thread_local std::unique_ptr<WeightFormatter> f;
+    if (!f) f.reset(new WeightFormatter);
+    if (++f->epoch_ == 0) {  // wrapped: really clear
+      std::memset(f->entries_, 0, sizeof f->entries_);
+      f->epoch_ = 1;
+    }
+    return *f;
+  }
 
   char* put(char* p, double w) {
     if (w == 1.0) return rigfit::put(p, "1.0");
@@ -131,21 +185,27 @@ class WeightFormatter {
     std::uint64_t bits;
     std::memcpy(&bits, &w, sizeof bits);
     Entry& e = entries_[(bits * 0x9E3779B97F4A7C15ull) >> (64 - kBits)];
-    if (e.bits != bits) {
+    if (e.epoch != epoch_ || e.bits != bits) {
+      e.epoch = epoch_;
       e.bits = bits;
-      e.len = static_cast<std::uint8_t>(putFloat(e.text, w) - e.text);
+      const bool fraction = w > -1.0 && w < 1.0 && w != 0.0;
+      e.len = static_cast<std::uint8_t>((fraction ? shortFraction(e.text, w) : putFloat(e.text, w)) - e.text);
     }
     std::memcpy(p, e.text, sizeof e.text);  // fixed-size copy; the buffer has room
     return p + e.len;
   }
 
  private:
-  static constexpr int kBits = 11;
+  WeightFormatter() { std::memset(entries_, 0, sizeof entries_); }
+
+  static constexpr int kBits = 13;  // 8192 entries: ~15k distinct values in a shipped file
   struct Entry {
-    std::uint64_t bits;  // all ones (a NaN, never cached): empty
-    char text[kMaxNumber - 8];
+    std::uint64_t bits;
+    std::uint32_t epoch;  // valid only in the epoch that wrote it
     std::uint8_t len;
+    char text[kMaxNumber - 8];
   };
+  std::uint32_t epoch_ = 0;
   Entry entries_[1 << kBits];
 };
 
@@ -249,7 +309,7 @@ std::string writeWeights(const WeightsFile& file, const WeightsWriteOptions& opt
   std::stable_sort(groups.begin(), groups.end(),
                    [](const WeightsFile::Group* a, const WeightsFile::Group* b) { return a->name < b->name; });
 
-  auto fmt = std::make_unique<WeightFormatter>();
+  WeightFormatter& fmt = WeightFormatter::fresh();
   Out out;
   out.append("{");
   bool first_key = true;
@@ -267,7 +327,7 @@ std::string writeWeights(const WeightsFile& file, const WeightsWriteOptions& opt
     out.append("{");
     for (std::size_t k = 0; k < groups.size(); ++k) {
       out.append(k ? ",\n        " : "\n        ");
-      appendGroup(out, *groups[k], options, *fmt);
+      appendGroup(out, *groups[k], options, fmt);
     }
     out.append("\n    }");
   };

@@ -37,6 +37,7 @@ python3 "$shared/tools/fix_schema_ids.py" "$shared/schema" "$tmp/schema" >/dev/n
 
 status=0
 n=0
+bad=0
 for f in "${files[@]}"; do
   n=$((n + 1))
   text="$tmp/$n.g4tf"
@@ -69,11 +70,13 @@ open(dst, 'w', encoding='utf-8', newline='\n').write(json.dumps(doc, ensure_asci
 PY
   cp "$text" "$tmp/$n.json"  # ajv-cli picks its parser from the extension
   echo "== $f"
+  before=$status
   if (cd "$tmp/schema" && "$here/node_modules/.bin/ajv" validate --spec=draft2020 --strict=false \
         -s g4mf.schema.json -r "g4mf.*.schema.json" -r "g4mf_*.schema.json" \
         -r "mesh/**/*.schema.json" -r "physics/*.schema.json" -d "$tmp/$n.json" --errors=text --all-errors) 2>&1 |
       sed "s|$tmp/$n.json|schema:|"; [ "${PIPESTATUS[0]}" -eq 0 ]; then :; else status=1; fi
   if python3 "$shared/tools/g4tf_check.py" "$text" | sed 's/^/g4tf_check: /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then :; else status=1; fi
+  [ "$status" = "$before" ] || bad=$((bad + 1))
 done
-[ $status -eq 0 ] && echo "check.sh: ${#files[@]} files valid" || echo "check.sh: some files are invalid" >&2
+echo "$((${#files[@]} - bad)) passed, $bad failed"
 exit $status

@@ -1176,12 +1176,25 @@ class Checker {
       }
       for (std::size_t k : path) state[k] = 2;
     }
-    if (!cyclic_)
-      for (std::size_t i = 1; i < n; ++i) {
-        std::size_t j = i;
-        while (parent_[j] >= 0) j = static_cast<std::size_t>(parent_[j]);
-        if (j != 0) r_.warn(at("/nodes", i), "not a descendant of the root node 0 (unused)");
-      }
+    if (cyclic_) return;
+    // Parents-first order of the whole forest (linear, whatever the depth).
+    std::vector<std::size_t> first_child(n + 1, 0), kids(n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (parent_[i] >= 0) ++first_child[static_cast<std::size_t>(parent_[i]) + 1];
+    for (std::size_t i = 0; i < n; ++i) first_child[i + 1] += first_child[i];
+    std::vector<std::size_t> fill(first_child.begin(), first_child.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      if (parent_[i] >= 0) kids[fill[static_cast<std::size_t>(parent_[i])]++] = i;
+    topo_.clear();
+    topo_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (parent_[i] < 0) topo_.push_back(i);
+    for (std::size_t k = 0; k < topo_.size(); ++k)
+      for (std::size_t c = first_child[topo_[k]]; c < first_child[topo_[k] + 1]; ++c) topo_.push_back(kids[c]);
+    std::vector<std::uint8_t> under_root(n, 0);
+    for (std::size_t i : topo_) under_root[i] = i == 0 || (parent_[i] >= 0 && under_root[static_cast<std::size_t>(parent_[i])]);
+    for (std::size_t i = 1; i < n; ++i)
+      if (!under_root[i]) r_.warn(at("/nodes", i), "not a descendant of the root node 0 (unused)");
   }
 
   void transform(const Json& node, const std::string& p, bool root) {
@@ -1247,12 +1260,14 @@ class Checker {
       if (par < 0 || !(isBone(static_cast<std::size_t>(par)) || isSkeleton(static_cast<std::size_t>(par)))) {
         r_.error(at(at("/nodes", i), "bone"), par < 0 ? "a bone must descend from a skeleton node (this one has no parent)"
                                                       : "a bone's parent must be a bone or the skeleton node; node " + std::to_string(par) + " is neither");
-        continue;
       }
-      std::size_t j = i;
-      while (isBone(j) && parent_[j] >= 0) j = static_cast<std::size_t>(parent_[j]);
-      if (isSkeleton(j)) skeleton_of_[i] = static_cast<i64>(j);
     }
+    for (std::size_t i : topo_) {  // parents first: a bone's skeleton is its parent's
+      const i64 par = parent_[i];
+      if (!isBone(i) || par < 0) continue;
+      skeleton_of_[i] = isSkeleton(static_cast<std::size_t>(par)) ? par : isBone(static_cast<std::size_t>(par)) ? skeleton_of_[static_cast<std::size_t>(par)] : -1;
+    }
+    std::vector<i64> joint_pos(n, -1);  // first position of a bone in its own skeleton's joints
     for (std::size_t s = 0; s < n; ++s) {
       if (!isSkeleton(s) || !nodes_[s]->find("skeleton")->isObject()) continue;
       const Json& skel = *nodes_[s]->find("skeleton");
@@ -1287,21 +1302,10 @@ class Checker {
             else if (node == previous) r_.warn(jp, "bone " + std::to_string(node) + " repeats (allowed by the text, breaks strictly increasing order)");
             previous = std::max(previous, node);
           }
-          // Parents before children: an ancestor bone that is a joint must come first.
-          std::map<i64, std::size_t> first;
           for (std::size_t k = 0; k < joints.size(); ++k)
-            if (joints[k] >= 0) first.emplace(joints[k], k);
-          for (std::size_t k = 0; k < joints.size(); ++k) {
-            if (joints[k] < 0 || skeleton_of_[static_cast<std::size_t>(joints[k])] != static_cast<i64>(s)) continue;
-            for (i64 anc = parent_[static_cast<std::size_t>(joints[k])]; anc >= 0 && isBone(static_cast<std::size_t>(anc));
-                 anc = parent_[static_cast<std::size_t>(anc)]) {
-              auto it = first.find(anc);
-              if (it != first.end() && it->second > k) {
-                r_.error(at(at(p, "joints"), k), "bone " + std::to_string(joints[k]) + " is listed before its ancestor bone " + std::to_string(anc));
-                break;
-              }
-            }
-          }
+            if (joints[k] >= 0 && skeleton_of_[static_cast<std::size_t>(joints[k])] == static_cast<i64>(s) &&
+                joint_pos[static_cast<std::size_t>(joints[k])] < 0)
+              joint_pos[static_cast<std::size_t>(joints[k])] = static_cast<i64>(k);
         }
       }
       joints_[s] = joints;
@@ -1323,6 +1327,22 @@ class Checker {
           r_.error(at(at(p, "joints"), 0), "the single root bone (node " + std::to_string(roots[0]) + ") is a joint, so it must be joints[0]");
       }
     }
+    // Parents before children: no ancestor bone of a joint may be listed after it. ancestor[i] =
+    // the latest joints position among i's ancestor bones, computed parents first.
+    std::vector<i64> ancestor(n, -1);
+    for (std::size_t i : topo_) {
+      const i64 par = parent_[i];
+      if (!isBone(i) || par < 0 || !isBone(static_cast<std::size_t>(par))) continue;
+      ancestor[i] = std::max(ancestor[static_cast<std::size_t>(par)], joint_pos[static_cast<std::size_t>(par)]);
+    }
+    for (const auto& [s, joints] : joints_)
+      for (std::size_t k = 0; k < joints.size(); ++k) {
+        const i64 j = joints[k];
+        if (j < 0 || skeleton_of_[static_cast<std::size_t>(j)] != static_cast<i64>(s)) continue;
+        if (ancestor[static_cast<std::size_t>(j)] > static_cast<i64>(k))
+          r_.error(at(at(at(at("/nodes", s), "skeleton"), "joints"), k),
+                   "bone " + std::to_string(j) + " is listed before an ancestor bone (joints " + std::to_string(ancestor[static_cast<std::size_t>(j)]) + ")");
+      }
   }
 
   // --- meshes (§9, §11, §14) ---------------------------------------------------------------------
@@ -1692,6 +1712,7 @@ class Checker {
   std::vector<View> views_;
   bool cyclic_ = false;
   bool external_ = false;
+  std::vector<std::size_t> topo_;  ///< every node, parents first (empty when the hierarchy has a cycle)
   std::map<std::size_t, std::vector<i64>> joints_;  ///< skeleton node -> joint nodes (-1 kept)
   std::vector<std::size_t> mesh_surfaces_;
   std::vector<i64> mesh_shapes_;
@@ -1822,7 +1843,12 @@ Expected<G4mfDocument> extract(const Checker& c, std::string_view label) {
   const Json& m = *c.meshes_[static_cast<std::size_t>(mesh)];
   const std::string mp = at("/meshes", static_cast<std::size_t>(mesh));
   out.mesh_name = nameOf(&m);
-  auto acc = [&](const Json* v) -> const Accessor& { return c.acc_[static_cast<std::size_t>(v->asInt())]; };
+  // After a clean check every referenced accessor is valid; its bytes may still be unavailable.
+  static const Accessor kNone;
+  auto acc = [&](const Json* v) -> const Accessor& {
+    const auto i = v ? integerOf(*v) : std::nullopt;
+    return i && *i >= 0 && static_cast<u64>(*i) < c.acc_.size() && c.acc_[static_cast<std::size_t>(*i)].valid ? c.acc_[static_cast<std::size_t>(*i)] : kNone;
+  };
   auto unavailable = [&](const std::string& path) {
     return readError(label, path, "the data is not available (external or undecodable buffer)", ErrorCode::kUnsupported);
   };

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Exports every shipped rig that has weights as .g4tf, .g4b and Zstd .g4b, checks each with
+# `rigfit validate`, then with the official JSON schemas (ajv) and shared/g4mf/tools/g4tf_check.py.
+set -euo pipefail
+RIGFIT=$1 DATA=$2 SRC=$3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+files=()
+for rig in cmu_mb game_engine game_engine_with_breast mixamo mixamo_unity openpose; do
+  "$RIGFIT" export --data "$DATA" --rig "$rig" --out "$TMP/$rig.g4tf"
+  "$RIGFIT" export --data "$DATA" --rig "$rig" --out "$TMP/$rig.g4b"
+  "$RIGFIT" export --data "$DATA" --rig "$rig" --out "$TMP/$rig.z.g4b" --compress --macro gender=1,weight=0.9 --ground
+  files+=("$TMP/$rig.g4tf" "$TMP/$rig.g4b" "$TMP/$rig.z.g4b")
+done
+"$RIGFIT" validate --quiet "${files[@]}"
+bash "$SRC/tools/g4mf/check.sh" "${files[@]}"
+echo "${#files[@]} passed, 0 failed"
