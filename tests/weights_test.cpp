@@ -1,15 +1,17 @@
 // Weights files (parse, write, MPFB's rounding), binding to fitted skeletons (§7.2) and fixed-size
 // influences.
-#include <algorithm>
-#include <cmath>
-#include <map>
-#include <random>
-#include <set>
-
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -80,6 +82,35 @@ TEST(WeightsParse, FinalNewlineAndMinusZeroAndEscapedNames) {
   EXPECT_EQ(w->groups[0].weight_is_int, (std::vector<std::uint8_t>{1, 0}));
   EXPECT_TRUE(std::signbit(w->groups[0].weights[1]));  // -0.0 is not negative and writes back as -0.0
   EXPECT_NE(writeWeights(*w).find("-0.0"), std::string::npos);
+}
+
+// Weights of every length and form read back as strtod reads them (long fractions take their own
+// 8-digits-at-a-time path).
+TEST(WeightsParse, NumbersReadExactly) {
+  std::vector<std::string> tokens = {"0.12345678", "0.1234567890123456789", "0.12345678901234567890", "0.00000000", "0.000000000000000001",
+                                     "0.99999999999999999", "0.9999999999999999999", "0.12345678e-3", "0.12345678E5", "0.5", "0.0",
+                                     "0.123456789012345", "1.0", "1", "0", "2.5", "0.1e1", "0.00050000002374872565", "0.1000000000000000055511151231257827",
+                                     // simdjson 3.0.1's On-Demand get_double reads these wrongly (issue #2093).
+                                     "0.0548587265818475389167", "0.95000000000000000000", "0.12345678901234567890e-2"};
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 3000; ++i) {
+    const double x = std::ldexp(static_cast<double>(rng() >> 11), -53);
+    tokens.push_back(formatPythonFloat(i % 2 ? x : static_cast<double>(static_cast<float>(x))));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", 1 + i % 22, x);
+    tokens.push_back(buf);
+  }
+  std::string text = "{\"weights\": {\"g\": [";
+  for (std::size_t i = 0; i < tokens.size(); ++i) text += (i ? ", [" : "[") + std::to_string(i) + (i % 3 ? ",\n" : ",") + tokens[i] + (i % 2 ? "]" : "\n ]");
+  text += "], \"h\": [[0, 0.12345678901234567]]}}";
+  auto w = parseWeights(text, "w.json");
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  ASSERT_EQ(w->groups[0].weights.size(), tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i) EXPECT_EQ(w->groups[0].weights[i], std::strtod(tokens[i].c_str(), nullptr)) << tokens[i];
+  EXPECT_EQ(w->groups[1].weights[0], 0.12345678901234567);  // right before "]]}}"
+  // A long fraction followed by something that is not JSON is still an error.
+  EXPECT_EQ(parseErrorCode(R"({"weights": {"g": [[0, 0.123456789x]]}})"), ErrorCode::kSyntax);
+  EXPECT_EQ(parseErrorCode(R"({"weights": {"g": [[0, 0.123456789.5]]}})"), ErrorCode::kSyntax);
 }
 
 TEST(WeightsParse, VertexCountBoundsIndices) {
@@ -407,6 +438,27 @@ TEST(WeightsWrite, MpfbRoundingOnCraftedWeights) {
   EXPECT_EQ(parseWeights(writeWeights(*w), "x")->groups[0].weights, w->groups[0].weights);
 }
 
+TEST(WeightsWrite, MpfbRoundingMatchesPythonRoundOnRandomFloats) {
+  std::mt19937 rng(11);
+  WeightsFile f;
+  WeightsFile::Group& g = f.groups.emplace_back();
+  g.name = "g";
+  for (int i = 0; i < 50000; ++i) {
+    // Uniform float32 in [0, 1.2) and values on the 5-decimal half-way points (ties to even).
+    const float x = i % 3 ? static_cast<float>(rng() % 12000000) / 1e7f : static_cast<float>(static_cast<double>(rng() % 100000) / 1e5 + 5e-6);
+    g.vertices.push_back(i);
+    g.weights.push_back(x);
+  }
+  auto back = parseWeights(writeWeights(f, {.mpfb_rounding = true}), "r");
+  ASSERT_TRUE(back.ok());
+  std::vector<double> expected;
+  for (double x : g.weights) {
+    const double r = std::min(1.0, roundPython(static_cast<float>(x), 5));
+    if (r >= 0.0001) expected.push_back(r);
+  }
+  EXPECT_EQ(back->groups[0].weights, expected);
+}
+
 TEST(WeightsWrite, MpfbRoundingOnShippedFiles) {
   RIGFIT_REQUIRE_SHARED_DATA();
   // mixamo and openpose were saved by the current saver: rounding again changes nothing.
@@ -426,8 +478,13 @@ TEST(WeightsWrite, MpfbRoundingOnShippedFiles) {
   for (std::size_t k = 0; k < w->groups.size(); ++k) {
     before += w->groups[k].weights.size();
     after += rounded->groups[k].weights.size();
-    for (double x : w->groups[k].weights)
-      if (roundPython(static_cast<float>(x), 5) >= 0.0001) ++expected_after;
+    std::vector<double> expected;  // Python: max(0, min(1, round(float32(x), 5))), kept if >= 1e-4
+    for (double x : w->groups[k].weights) {
+      const double r = std::min(1.0, roundPython(static_cast<float>(x), 5));
+      if (r >= 0.0001) expected.push_back(r);
+    }
+    expected_after += expected.size();
+    EXPECT_EQ(rounded->groups[k].weights, expected) << w->groups[k].name;
     for (double x : rounded->groups[k].weights) {
       EXPECT_GE(x, 0.0001);
       EXPECT_LE(x, 1.0);

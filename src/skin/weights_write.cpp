@@ -262,8 +262,18 @@ struct Kept {
 
 // MPFB's saver (RigService.get_weights): Blender holds float32 weights;
 // w = max(0, min(1, round(w, 5) + 0)), kept if w >= 0.0001. min(1, 1.0) is Python's int 1.
+// Python's round(x, 5) rounds the exact binary value half to even, then takes the nearest double:
+// for a float32 x of magnitude <= 2 (24-bit mantissa) x * 1e5 (17 bits) is exact in double, so
+// nearbyint (round half even) decides exactly and n / 1e5 is that nearest double. Others
+// (beyond 1 they clamp to 1 anyway) go through roundPython.
+double roundFloat32To5(float f) {
+  const double x = static_cast<double>(f);
+  if (!(std::fabs(x) <= 2.0)) return roundPython(x, 5);
+  return std::nearbyint(x * 1e5) / 1e5;
+}
+
 bool mpfbRound(double w, Kept& k) {
-  const double r = roundPython(static_cast<double>(static_cast<float>(w)), 5) + 0.0;
+  const double r = roundFloat32To5(static_cast<float>(w)) + 0.0;
   if (!(r >= 0.0001)) return false;  // also drops NaN
   if (r >= 1.0) {
     k = {1.0, true};
