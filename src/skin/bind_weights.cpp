@@ -9,6 +9,7 @@
 
 #include "rigfit/number_format.hpp"
 #include "rigfit/weights.hpp"
+#include "skin/group_path.hpp"
 
 namespace rigfit {
 
@@ -20,25 +21,8 @@ std::size_t Skin::maxInfluences() const {
 
 namespace {
 
-std::string groupPath(std::string_view name) {
-  std::string out = "weights[\"";
-  for (const char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(ch);
-    } else if (c < 0x20) {
-      static const char* kHex = "0123456789abcdef";
-      out += "\\u00";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(ch);
-    }
-  }
-  out += "\"]";
-  return out;
-}
+using detail::groupPath;
+
 
 bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 

@@ -15,6 +15,7 @@
 
 #include "core/file_io.hpp"
 #include "rigfit/weights.hpp"
+#include "skin/group_path.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define RIGFIT_WEIGHTS_NO_PAGE_TRICK 1
@@ -28,6 +29,7 @@ namespace rigfit {
 namespace {
 
 namespace od = simdjson::ondemand;
+using detail::groupPath;
 using simdjson::error_code;
 
 // Integer weights are stored as doubles: below 2^53 they write back exactly.
@@ -58,25 +60,6 @@ const char* typeName(od::json_type t) {
 }
 
 // weights["name"] with the name escaped as in JSON (quote, backslash, control characters).
-std::string groupPath(std::string_view name) {
-  std::string out = "weights[\"";
-  for (const char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(ch);
-    } else if (c < 0x20) {
-      static const char* kHex = "0123456789abcdef";
-      out += "\\u00";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(ch);
-    }
-  }
-  out += "\"]";
-  return out;
-}
 
 // JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 bool isJsonNumber(std::string_view s) {
