@@ -1,5 +1,10 @@
+#include <bit>
+#include <charconv>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
+#include "core/file_io.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/mesh.hpp"
 #include "test_util.hpp"
@@ -77,6 +82,70 @@ TEST(Obj, Hm08BaseMesh) {
   ASSERT_NE(g->find("joint-ground"), nullptr);
   EXPECT_EQ(g->find("joint-ground")->front().first, 19150u);
   EXPECT_EQ(g->memberCount(g->index.at("body")), 13380u);
+}
+
+// The reader's fast decimal path must give exactly the float std::from_chars gives: a sweep of
+// short decimals, values at the fast path's limits (2^24, 10 decimals) and ones just beyond.
+TEST(Obj, NumbersEqualFromChars) {
+  std::vector<std::string> tokens;
+  for (int m = 0; m < 200000; m += 7) {
+    for (int k = 0; k <= 10; k += 3) {
+      std::string digits = std::to_string(m);
+      if (static_cast<int>(digits.size()) <= k) digits.insert(0, static_cast<std::size_t>(k + 1) - digits.size(), '0');
+      std::string t = k ? digits.substr(0, digits.size() - static_cast<std::size_t>(k)) + "." + digits.substr(digits.size() - static_cast<std::size_t>(k)) : digits;
+      tokens.push_back(t);
+      tokens.push_back("-" + t);
+    }
+  }
+  for (const char* t : {"16777216", "16777217", "1.6777216", "1.6777217", "0.0000000001", "0.00000000001",
+                        "9999999.9", "123456789.123", "1e3", "-0.0", "+2.5", "3.", ".5", "0.1234567891"})
+    tokens.push_back(t);
+  std::string text;
+  for (std::size_t k = 0; k < tokens.size(); ++k) text += "vt " + tokens[k] + " 0\n";
+  auto m = parseObj(text, "sweep.obj");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->uvs.size(), 2 * tokens.size());
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    const std::string& t = tokens[k];
+    const char* b = t.data() + (t[0] == '+' ? 1 : 0);
+    float want = 0.0f;
+    ASSERT_EQ(std::from_chars(b, t.data() + t.size(), want).ec, std::errc()) << t;
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(m->uvs[2 * k]), std::bit_cast<std::uint32_t>(want)) << t;
+  }
+}
+
+// Every coordinate of hm08's base.obj read as from_chars reads it (then scaled and swapped).
+TEST(Obj, Hm08NumbersEqualFromChars) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  auto text = readFile(test::sharedData() + "/3dobjs/base.obj");
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  auto m = parseObj(*text, "base.obj");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  std::size_t v = 0, t = 0;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string key, a, b, c;
+    ls >> key >> a >> b >> c;
+    auto f = [](const std::string& s) {
+      float x = 0.0f;
+      std::from_chars(s.data(), s.data() + s.size(), x);
+      return x;
+    };
+    if (key == "v") {
+      ASSERT_EQ(m->positions[3 * v], f(a) * 0.1f) << line;
+      ASSERT_EQ(m->positions[3 * v + 1], -f(c) * 0.1f) << line;
+      ASSERT_EQ(m->positions[3 * v + 2], f(b) * 0.1f) << line;
+      ++v;
+    } else if (key == "vt") {
+      ASSERT_EQ(m->uvs[2 * t], f(a)) << line;
+      ASSERT_EQ(m->uvs[2 * t + 1], f(b)) << line;
+      ++t;
+    }
+  }
+  EXPECT_EQ(v, m->vertexCount());
+  EXPECT_EQ(t, m->uvs.size() / 2);
 }
 
 TEST(VertexGroups, RangeBeyondMeshIsAnError) {

@@ -1,4 +1,6 @@
 // Wavefront OBJ reader for MakeHuman meshes: v, vt, vn, f, g; other statements are skipped.
+// One pass over the text with local cursors; numbers take an exact fast path (below) and fall
+// back to std::from_chars, so every float is the correctly rounded one, as Blender reads it.
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -8,6 +10,58 @@
 
 namespace rigfit {
 namespace {
+
+#define RIGFIT_INLINE [[gnu::always_inline]] inline
+
+RIGFIT_INLINE bool isBlank(char c) { return c == ' ' || c == '\t'; }
+
+RIGFIT_INLINE const char* skipBlanks(const char* p, const char* e) {
+  while (p < e && isBlank(*p)) ++p;
+  return p;
+}
+
+// Decimal digits as an unsigned number (d > 9 catches both ends of '0'..'9' in one compare).
+RIGFIT_INLINE const char* scanDigits(const char* p, const char* e, std::uint64_t& v) {
+  std::uint64_t x = 0;
+  while (p < e) {
+    const unsigned d = static_cast<unsigned char>(*p) - static_cast<unsigned>('0');
+    if (d > 9) break;
+    x = x * 10 + d;
+    ++p;
+  }
+  v = x;
+  return p;
+}
+
+// A plain decimal ("-7.3299") whose digits form an integer m <= 2^24 with at most 10 decimals is
+// float(m) / 10^k with both operands exact floats, so the one division is correctly rounded: the
+// same float from_chars gives. Returns the end of the number, or nullptr to take the slow path.
+RIGFIT_INLINE const char* fastDecimal(const char* p, const char* e, float& out) {
+  bool neg = false;
+  if (p < e && (*p == '-' || *p == '+')) neg = *p++ == '-';
+  const char* s = p;
+  std::uint64_t m = 0;
+  p = scanDigits(p, e, m);
+  std::ptrdiff_t digits = p - s;
+  std::ptrdiff_t frac = 0;
+  if (p < e && *p == '.') {
+    const char* f = ++p;
+    while (p < e) {
+      const unsigned d = static_cast<unsigned char>(*p) - static_cast<unsigned>('0');
+      if (d > 9) break;
+      m = m * 10 + d;
+      ++p;
+    }
+    frac = p - f;
+    digits += frac;
+  }
+  if (digits == 0 || digits > 18 || frac > 10 || m > (1u << 24)) return nullptr;
+  if (p < e && !isBlank(*p) && *p != '\r') return nullptr;
+  static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+  const float v = static_cast<float>(m) / kPow10[frac];
+  out = neg ? -v : v;
+  return p;
+}
 
 class ObjParser {
  public:
@@ -20,9 +74,12 @@ class ObjParser {
     // A rough upper bound keeps push_back from reallocating on typical files.
     const std::size_t lines_guess = t_.size() / 24 + 16;
     mesh_.positions.reserve(lines_guess * 3);
+    mesh_.uvs.reserve(lines_guess * 2);
     mesh_.corner_vertices.reserve(lines_guess * 4);
     mesh_.corner_uvs.reserve(lines_guess * 4);
     mesh_.corner_normals.reserve(lines_guess * 4);
+    mesh_.face_offsets.reserve(lines_guess);
+    mesh_.face_groups.reserve(lines_guess);
     const char* p = t_.data();
     const char* end = p + t_.size();
     while (p < end) {
@@ -50,128 +107,92 @@ class ObjParser {
     error_ = makeError(ErrorCode::kSyntax, std::string(label_) + ": line " + std::to_string(line_) + ": " + what);
     return false;
   }
-  static const char* skipWs(const char* p, const char* e) {
-    while (p < e && (*p == ' ' || *p == '\t')) ++p;
-    return p;
-  }
-  // Plain decimals ("-7.3299") with at most 7 significant digits and 10 decimals are exact as
-  // float(mantissa) / 10^k: both operands are exact floats, so the one division is correctly
-  // rounded, the same float from_chars would give. Everything else goes to from_chars.
-  static bool fastDecimal(const char*& p, const char* e, float& out) {
-    const char* q = p;
-    bool neg = false;
-    if (q < e && (*q == '-' || *q == '+')) neg = *q++ == '-';
-    std::uint64_t int_part = 0, frac_part = 0;
-    const char* int_start = q;
-    digits(q, e, int_part);
-    const int int_digits = static_cast<int>(q - int_start);
-    int frac = 0;
-    if (q < e && *q == '.') {
-      ++q;
-      const char* frac_start = q;
-      digits(q, e, frac_part);
-      frac = static_cast<int>(q - frac_start);
-    }
-    // Significant digits: leading zeros of the integer part do not count.
-    const int sig = (int_part ? int_digits : 0) + frac;
-    if (int_digits + frac == 0 || sig > 7 || frac > 10 || int_digits > 7) return false;
-    static constexpr std::uint32_t kScale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 0};
-    const std::uint32_t m = static_cast<std::uint32_t>(int_part * kScale[frac] + frac_part);
-    if (q < e && *q != ' ' && *q != '\t' && *q != '\r') return false;
-    static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
-    const float v = static_cast<float>(m) / kPow10[frac];
-    out = neg ? -v : v;
-    p = q;
-    return true;
-  }
 
-  bool number(const char*& p, const char* e, float& out) {
-    p = skipWs(p, e);
-    if (fastDecimal(p, e, out)) return true;
+  [[gnu::noinline]] bool slowNumber(const char*& p, const char* e, float& out) {
     const char* s = p;
-    if (p < e && *p == '+') ++p;  // from_chars rejects a leading '+'
-    auto r = std::from_chars(p, e, out);
-    if (r.ec != std::errc() || (r.ptr < e && *r.ptr != ' ' && *r.ptr != '\t')) {
+    const char* q = p;
+    if (q < e && *q == '+') ++q;  // from_chars rejects a leading '+'
+    auto r = std::from_chars(q, e, out);
+    if (r.ec != std::errc() || (r.ptr < e && !isBlank(*r.ptr))) {
       const char* te = s;
-      while (te < e && *te != ' ' && *te != '\t') ++te;
+      while (te < e && !isBlank(*te)) ++te;
       return fail("expected a number, found \"" + std::string(s, te) + "\"");
     }
     if (!std::isfinite(out)) return fail("number is not finite");
     p = r.ptr;
     return true;
   }
-  // Digits as an unsigned number: one compare per character (d > 9 catches both ends).
-  static bool digits(const char*& p, const char* e, std::uint64_t& v) {
-    const char* s = p;
-    v = 0;
-    while (p < e) {
-      const unsigned d = static_cast<unsigned char>(*p) - static_cast<unsigned>('0');
-      if (d > 9) break;
-      v = v * 10 + d;
-      ++p;
+
+  RIGFIT_INLINE bool number(const char*& p, const char* e, float& out) {
+    const char* q = skipBlanks(p, e);
+    if (const char* r = fastDecimal(q, e, out)) {
+      p = r;
+      return true;
     }
-    return p != s && p - s <= 10;
+    p = q;
+    return slowNumber(p, e, out);
   }
 
-  bool index(const char*& p, const char* e, long count, std::int32_t& out, const char* what) {
-    const bool neg = p < e && *p == '-';
-    if (neg) ++p;
+  // A 1-based (or negative, relative) OBJ index into `count` items defined so far.
+  RIGFIT_INLINE bool index(const char*& p, const char* e, long count, std::int32_t& out, const char* what) {
+    const char* q = p;
+    const bool neg = q < e && *q == '-';
+    if (neg) ++q;
     std::uint64_t u = 0;
-    if (!digits(p, e, u)) return fail(std::string("bad ") + what + " index");
+    const char* s = q;
+    q = scanDigits(q, e, u);
+    if (q == s || q - s > 10) return fail(std::string("bad ") + what + " index");
     long v = static_cast<long>(u);
     if (neg) v = count - v;  // relative: -1 is the last one defined so far
     else v -= 1;
     if (v < 0) return fail(std::string(what) + " index out of range");
     if (v > INT32_MAX) return fail(std::string(what) + " index too large");
     out = static_cast<std::int32_t>(v);
+    p = q;
     return true;
   }
 
   bool line(const char* p, const char* e) {
-    p = skipWs(p, e);
+    p = skipBlanks(p, e);
     if (p >= e || *p == '#') return true;
     const char* kw = p;
-    while (p < e && *p != ' ' && *p != '\t') ++p;
-    const std::string_view key(kw, static_cast<std::size_t>(p - kw));
-    if (key.size() == 1 && key[0] == 'f') return face(p, e);
-    if (key == "v") {
+    while (p < e && !isBlank(*p)) ++p;
+    const std::size_t klen = static_cast<std::size_t>(p - kw);
+    if (klen == 1 && kw[0] == 'f') return face(p, e);
+    if (klen == 1 && kw[0] == 'v') {
       float x, y, z;
       if (!number(p, e, x) || !number(p, e, y) || !number(p, e, z)) return false;
       // MakeHuman frame (Y up, decimetres) -> rig frame (Z up, metres), in float as Blender does.
-      mesh_.positions.push_back(x * scale_);
-      mesh_.positions.push_back(-z * scale_);
-      mesh_.positions.push_back(y * scale_);
+      const float s = scale_;
+      mesh_.positions.insert(mesh_.positions.end(), {x * s, -z * s, y * s});
       return true;
     }
-    if (key == "vt") {
+    if (klen == 2 && kw[0] == 'v' && kw[1] == 't') {
       float u, v;
       if (!number(p, e, u) || !number(p, e, v)) return false;
-      mesh_.uvs.push_back(u);
-      mesh_.uvs.push_back(v);
+      mesh_.uvs.insert(mesh_.uvs.end(), {u, v});
       return true;
     }
-    if (key == "vn") {
+    if (klen == 2 && kw[0] == 'v' && kw[1] == 'n') {
       float x, y, z;
       if (!number(p, e, x) || !number(p, e, y) || !number(p, e, z)) return false;
-      mesh_.normals.push_back(x);
-      mesh_.normals.push_back(-z);
-      mesh_.normals.push_back(y);
+      mesh_.normals.insert(mesh_.normals.end(), {x, -z, y});
       return true;
     }
-    if (key == "g") {
-      p = skipWs(p, e);
-      std::string name(p, e);
-      while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
-      current_group_ = groupIndex(name);
+    if (klen == 1 && kw[0] == 'g') {
+      p = skipBlanks(p, e);
+      const char* ne = e;
+      while (ne > p && isBlank(ne[-1])) --ne;
+      current_group_ = groupIndex(std::string_view(p, static_cast<std::size_t>(ne - p)));
       return true;
     }
     return true;  // o, s, usemtl, mtllib, l, ...: not needed for rigging
   }
 
-  std::uint32_t groupIndex(const std::string& name) {
+  std::uint32_t groupIndex(std::string_view name) {
     for (std::size_t k = 0; k < mesh_.group_names.size(); ++k)
       if (mesh_.group_names[k] == name) return static_cast<std::uint32_t>(k);
-    mesh_.group_names.push_back(name);
+    mesh_.group_names.emplace_back(name);
     return static_cast<std::uint32_t>(mesh_.group_names.size() - 1);
   }
 
@@ -181,7 +202,7 @@ class ObjParser {
     const long nn = static_cast<long>(mesh_.normals.size() / 3);
     int corners = 0;
     for (;;) {
-      p = skipWs(p, e);
+      p = skipBlanks(p, e);
       if (p >= e) break;
       std::int32_t v = 0, vt = -1, vn = -1;
       if (!index(p, e, nv, v, "vertex")) return false;
@@ -197,7 +218,7 @@ class ObjParser {
           if (vn >= nn) return fail("normal index out of range");
         }
       }
-      if (p < e && *p != ' ' && *p != '\t') return fail("malformed face corner");
+      if (p < e && !isBlank(*p)) return fail("malformed face corner");
       mesh_.corner_vertices.push_back(static_cast<std::uint32_t>(v));
       mesh_.corner_uvs.push_back(vt);
       mesh_.corner_normals.push_back(vn);
