@@ -15,6 +15,8 @@ Eigen::Matrix3d zeroRollFrame(const Eigen::Vector3d& n);
 /// The bone frame with roll r: the zero-roll frame rotated by r about n (right-handed), so
 /// X = X0 cos r - Z0 sin r, Z = Z0 cos r + X0 sin r away from the -Y singularity.
 Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll);
+/// The same with cos(roll) and sin(roll) given (precomputed for rolls that do not change).
+Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll, double cos_roll, double sin_roll);
 
 /// The bone rest matrix in armature space: columns X, Y, Z of boneFrame(normalize(tail-head), roll),
 /// translation = head. A zero-length bone uses +Y as its direction.
@@ -28,10 +30,12 @@ Eigen::Matrix4d boneMatrix(const Eigen::Vector3d& head, const Eigen::Vector3d& t
 /// rounding; near -Y its Y axis is the bone's true direction, as in Blender.
 /// `parents[i] < i` (parents first), kNoParent (-1) for roots.
 /// Optional outputs (may be null): each bone's Bone.bone_mat, Bone.head and Bone.length.
+/// Optional inputs: cos and sin of each roll (both or neither), when the caller already has them.
 void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
                          const int* parents, std::size_t count, Eigen::Matrix4d* out,
                          Eigen::Matrix3d* local_rotation = nullptr, Eigen::Vector3d* local_head = nullptr,
-                         double* local_length = nullptr);
+                         double* local_length = nullptr, const double* cos_rolls = nullptr,
+                         const double* sin_rolls = nullptr);
 
 /// The roll that points the bone's Z axis along `z` (projected onto the plane normal to n):
 /// atan2(z.X0, z.Z0), in (-pi, pi].

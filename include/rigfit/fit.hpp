@@ -51,6 +51,7 @@ struct PreparedRig {
   std::vector<std::uint32_t> cube_sizes;    ///< vertices per cube
   std::vector<std::string> cube_names;
   std::vector<double> rolls;
+  std::vector<double> roll_cos, roll_sin;  ///< of `rolls`, computed once for every fit
   std::vector<RollStrategy> roll_strategies;
   std::vector<std::uint8_t> has_reference;
   std::vector<Eigen::Vector3d> references;  ///< roll_reference_z where given

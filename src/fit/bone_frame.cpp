@@ -36,9 +36,14 @@ Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll) {
   // Blender: rotation by `roll` about n applied to the zero-roll frame. Away from the -Y
   // singularity that is X0 cos r - Z0 sin r, n, Z0 cos r + X0 sin r; Rodrigues' formula in full
   // keeps the singular case (where the frame's Y is exactly -Y, not n) identical to Blender.
+  if (roll == 0.0) return zeroRollFrame(n);  // the rotation by 0 is exactly the identity
+  return boneFrame(n, roll, std::cos(roll), std::sin(roll));
+}
+
+Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll, double c, double s) {
   const Eigen::Matrix3d z0 = zeroRollFrame(n);
-  if (roll == 0.0) return z0;  // the rotation by 0 is exactly the identity
-  const double c = std::cos(roll), s = std::sin(roll), t = 1.0 - c;
+  if (roll == 0.0) return z0;
+  const double t = 1.0 - c;
   Eigen::Matrix3d r;
   r << t * n.x() * n.x() + c, t * n.x() * n.y() - s * n.z(), t * n.x() * n.z() + s * n.y(),
        t * n.x() * n.y() + s * n.z(), t * n.y() * n.y() + c, t * n.y() * n.z() - s * n.x(),
@@ -75,7 +80,8 @@ Eigen::Matrix3d vecRollToMat3(const Eigen::Vector3d& v, double roll) {
 // edit frame itself, so that case takes the short path (equal to rounding).
 void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
                          const int* parents, std::size_t count, Eigen::Matrix4d* out, Eigen::Matrix3d* local_rotation,
-                         Eigen::Vector3d* local_head, double* local_length) {
+                         Eigen::Vector3d* local_head, double* local_length, const double* cos_rolls,
+                         const double* sin_rolls) {
   constexpr double kBand = 6.1e-3;  // 1 + y at or below this: Blender's series or fixed frame
   thread_local std::vector<double> length;
   thread_local std::vector<std::uint8_t> clean;
@@ -94,7 +100,8 @@ void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* ta
       clean[i] = 1;
       length[i] = len;
       out[i].setIdentity();
-      out[i].topLeftCorner<3, 3>() = boneFrame(n, rolls[i]);
+      out[i].topLeftCorner<3, 3>() =
+          cos_rolls ? boneFrame(n, rolls[i], cos_rolls[i], sin_rolls[i]) : boneFrame(n, rolls[i]);
       out[i].topRightCorner<3, 1>() = heads[i];
       if (local_rotation) {
         // Exact rotations: the local frame is the parent's transpose times this one.

@@ -178,8 +178,23 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
     s.local_location[k] = p.local_location[i];
     s.rotation_mode[k] = p.rotation_mode[i];
   }
+  // cos/sin of the file's rolls come from the prepared rig; rolls set by a roll strategy vary.
+  thread_local std::vector<double> roll_cos, roll_sin;
+  roll_cos.resize(n);
+  roll_sin.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = s.source[k];
+    if (p.roll_strategies[i] == RollStrategy::kNone) {
+      roll_cos[k] = p.roll_cos[i];
+      roll_sin[k] = p.roll_sin[i];
+    } else {
+      roll_cos[k] = std::cos(s.rolls[k]);
+      roll_sin[k] = std::sin(s.rolls[k]);
+    }
+  }
   blenderRestMatrices(s.heads.data(), s.tails.data(), s.rolls.data(), s.parents.data(), n, s.rest.data(),
-                      s.local_rotation.data(), s.local_head.data(), s.local_length.data());
+                      s.local_rotation.data(), s.local_head.data(), s.local_length.data(), roll_cos.data(),
+                      roll_sin.data());
   return {};
 }
 

@@ -1,4 +1,5 @@
 // prepareRig: everything about a fit that does not depend on vertex positions.
+#include <cmath>
 #include <string>
 #include <unordered_map>
 
@@ -45,6 +46,8 @@ class Preparer {
       RIGFIT_TRY(resolve(p, i, false));
       const BoneDef& b = rig_.bones[i];
       p.rolls.push_back(b.roll);
+      p.roll_cos.push_back(std::cos(b.roll));
+      p.roll_sin.push_back(std::sin(b.roll));
       p.roll_strategies.push_back(b.roll_strategy);
       p.has_reference.push_back(b.roll_reference_z.has_value());
       p.references.push_back(b.roll_reference_z ? Eigen::Vector3d((*b.roll_reference_z)[0], (*b.roll_reference_z)[1], (*b.roll_reference_z)[2])
