@@ -30,7 +30,8 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   auto where = locateRig(data, rig_arg);
   if (!where) return where.error();
   c.rig_name = where->name;
-  auto rig = loadRig(data, *where);
+  // Fitting, posing and export need only the typed fields.
+  auto rig = loadRig(data, *where, RigParse::kTyped);
   if (!rig) return rig.error();
   c.rig = std::move(*rig);
 

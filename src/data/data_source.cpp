@@ -119,11 +119,11 @@ Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) 
   return makeError(ErrorCode::kIo, data.describe() + ": no rig named \"" + arg + "\" (available: " + known + ")");
 }
 
-Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where) {
-  if (!where.in_source) return readRig(where.path);
+Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where, RigParse mode) {
+  if (!where.in_source) return readRig(where.path, mode);
   auto text = data.read(where.path);
   if (!text) return text.error();
-  return parseRig(*text, data.label(where.path));
+  return parseRig(*text, data.label(where.path), mode);
 }
 
 std::vector<std::string> listRigs(const DataSource& data) {

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "core/file_io.hpp"
+#include "rig/rig_read_typed.hpp"
 #include "rigfit/rig.hpp"
 
 namespace rigfit {
@@ -308,7 +309,19 @@ class RigReader {
 
 Expected<RigDefinition> rigFromJson(Json json, std::string_view label) { return RigReader(label).run(std::move(json)); }
 
-Expected<RigDefinition> parseRig(std::string_view text, std::string_view label) {
+Expected<RigDefinition> parseRig(std::string_view text, std::string_view label, RigParse mode) {
+  if (mode == RigParse::kTyped) {
+    auto src = detail::makeRigSource(text);
+    RigDefinition rig;
+    if (detail::readRigTyped(src, label, rig)) return rig;
+    // Anything unusual: the full reader gives the result or the error, and the text is kept.
+    auto full = parseRig(text, label, RigParse::kFull);
+    if (!full) return full.error();
+    for (BoneDef& b : full->bones) b.json = Json();
+    full->header = Json();
+    full->source = std::move(src);
+    return full;
+  }
   auto json = parseJson(text, label);
   if (!json) return json.error();
   auto rig = rigFromJson(std::move(*json), label);
@@ -316,10 +329,10 @@ Expected<RigDefinition> parseRig(std::string_view text, std::string_view label) 
   return rig;
 }
 
-Expected<RigDefinition> readRig(const std::string& path) {
+Expected<RigDefinition> readRig(const std::string& path, RigParse mode) {
   auto bytes = readFile(path, 64);
   if (!bytes) return bytes.error();
-  return parseRig(*bytes, path);
+  return parseRig(*bytes, path, mode);
 }
 
 }  // namespace rigfit

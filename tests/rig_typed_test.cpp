@@ -1,0 +1,149 @@
+// RigParse::kTyped must agree with the full reader: same acceptance, same typed fields, same
+// errors, and the same bytes when saved.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "core/file_io.hpp"
+#include "rig/rig_read_typed.hpp"
+#include "rigfit/rig.hpp"
+#include "test_util.hpp"
+
+namespace rigfit {
+namespace {
+
+void expectSameTyped(const RigDefinition& a, const RigDefinition& b, const std::string& what) {
+  EXPECT_EQ(a.layout, b.layout) << what;
+  EXPECT_EQ(a.source_version, b.source_version) << what;
+  EXPECT_EQ(a.version, b.version) << what;
+  EXPECT_EQ(a.is_subrig, b.is_subrig) << what;
+  EXPECT_EQ(a.scale_factor, b.scale_factor) << what;
+  EXPECT_EQ(a.collections, b.collections) << what;
+  EXPECT_EQ(a.extra_bones, b.extra_bones) << what;
+  EXPECT_EQ(a.final_newline, b.final_newline) << what;
+  ASSERT_EQ(a.bones.size(), b.bones.size()) << what;
+  for (std::size_t i = 0; i < a.bones.size(); ++i) {
+    const BoneDef& x = a.bones[i];
+    const BoneDef& y = b.bones[i];
+    const std::string w = what + " bone " + x.name;
+    EXPECT_EQ(x.name, y.name) << w;
+    EXPECT_EQ(x.parent, y.parent) << w;
+    EXPECT_TRUE(x.head == y.head) << w;
+    EXPECT_TRUE(x.tail == y.tail) << w;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(x.roll), std::bit_cast<std::uint64_t>(y.roll)) << w;
+    EXPECT_EQ(x.use_connect, y.use_connect) << w;
+    EXPECT_EQ(x.use_local_location, y.use_local_location) << w;
+    EXPECT_EQ(x.use_inherit_rotation, y.use_inherit_rotation) << w;
+    EXPECT_EQ(x.inherit_scale, y.inherit_scale) << w;
+    EXPECT_EQ(x.rotation_mode, y.rotation_mode) << w;
+    EXPECT_EQ(x.roll_strategy, y.roll_strategy) << w;
+    EXPECT_EQ(x.roll_reference_z, y.roll_reference_z) << w;
+    EXPECT_EQ(x.collections, y.collections) << w;
+  }
+}
+
+// Parses `text` both ways and checks they agree; returns whether the typed reader handled it
+// itself (no fallback to the full reader).
+bool agree(const std::string& text, const std::string& label) {
+  auto full = parseRig(text, label, RigParse::kFull);
+  auto typed = parseRig(text, label, RigParse::kTyped);
+  EXPECT_EQ(full.ok(), typed.ok()) << label << ": " << (full.ok() ? typed.error().message : full.error().message);
+  if (!full.ok() || !typed.ok()) {
+    if (!full.ok() && !typed.ok()) {
+      EXPECT_EQ(full.error().message, typed.error().message) << label;
+    }
+    return false;
+  }
+  expectSameTyped(*full, *typed, label);
+  EXPECT_TRUE(typed->header.isNull()) << label;
+  EXPECT_EQ(writeRig(*full), writeRig(*typed)) << label;
+  RigDefinition direct;
+  return detail::readRigTyped(detail::makeRigSource(text), label, direct);
+}
+
+TEST(RigTyped, ShippedAndHistoricRigsAgreeAndTakeTheTypedPath) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(test::sharedData())) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || name.rfind("rig.", 0) != 0 || e.path().extension() != ".json") continue;
+    auto text = readFile(e.path().string());
+    ASSERT_TRUE(text.ok());
+    const bool direct = agree(*text, e.path().string());
+    // Version 100 files with Rigify data (historic rigify rigs) are upgraded by the full reader.
+    const bool rigify100 = text->find("\"rigify_type\"") != std::string::npos && text->find("\"version\": 110") == std::string::npos;
+    if (!rigify100) {
+      EXPECT_TRUE(direct) << e.path() << " fell back to the full reader";
+    }
+    ++files;
+  }
+  EXPECT_GE(files, 10u);
+}
+
+TEST(RigTyped, CliFixturesAgree) {
+  const std::string dir = std::string(RIGFIT_SOURCE_DIR) + "/tests/cli/cases";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    auto text = readFile(e.path().string());
+    ASSERT_TRUE(text.ok());
+    agree(*text, e.path().filename().string());
+  }
+}
+
+// Mutations of a small v110 rig: each is accepted or rejected, with the same message, by both.
+TEST(RigTyped, MutationsAgree) {
+  const std::string base = R"({
+    "bones": {
+        "root": {"collections": ["Bones"], "head": {"cube_name": "joint-ground", "default_position": [0.0, 0.0, 0.0], "strategy": "CUBE"},
+                 "inherit_scale": "FULL", "parent": "", "rigify": {"rigify_parameters": {"a": [1, 2.5, "x"], "b": {"c": null}}, "rigify_type": "basic.super_copy"},
+                 "roll": 0.25, "tail": {"default_position": [0, 0, 1], "strategy": "VERTEX", "vertex_index": -3},
+                 "use_connect": false, "use_inherit_rotation": true, "use_local_location": true,
+                 "constraints": [{"name": "c", "influence": 1e-05}], "bendy_bone": {"segments": 2}},
+        "child": {"collections": [], "head": {"default_position": [0, 0, 1], "strategy": "MEAN", "vertex_indices": [1, 2], "offset": [0.1, 0, -0.2]},
+                  "inherit_scale": "NONE", "parent": "root", "rigify": {}, "roll": -1, "rotation_mode": "XYZ",
+                  "roll_strategy": "ALIGN_Z_REFERENCE_Z", "roll_reference_z": [0, 0, 1],
+                  "tail": {"default_position": [0, 1, 1], "strategy": "XYZ", "vertex_indices": [4, 5, 6]},
+                  "use_connect": true, "use_inherit_rotation": false, "use_local_location": false}
+    },
+    "collections": ["Bones"], "extra_bones": ["DEF-x"], "is_subrig": false, "rigify_ui": null, "scale_factor": 0.1, "version": 110
+})";
+  EXPECT_TRUE(agree(base, "base.json"));
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"\"c\": null", "\"c\": nul"},          {"\"c\": null", "\"c\": tru"},       {"\"c\": null", "\"c\": 01"},
+      {"\"c\": null", "\"c\": 1, \"c\": 2"},  {"1e-05", "1e999"},                  {"1e-05", "123456789012345678901"},
+      {"\"b\": {", "\"a\": 1, \"b\": {"},     {"-3", "-3.0"},                       {"-3", "\"3\""},
+      {"[4, 5, 6]", "[4, 5]"},                {"[4, 5, 6]", "[4, 5, 6.5]"},         {"\"MEAN\"", "\"MEANS\""},
+      {"\"roll\": -1", "\"roll\": null"},     {"\"NONE\"", "\"none\""},             {"\"rotation_mode\": \"XYZ\"", "\"rotation_mode\": \"xyz\""},
+      {"\"ALIGN_Z_REFERENCE_Z\"", "\"\""},    {"\"ALIGN_Z_REFERENCE_Z\"", "null"},  {"\"ALIGN_Z_REFERENCE_Z\"", "\"ALIGN\""},
+      {"\"roll_reference_z\": [0, 0, 1]", "\"roll_reference_z\": null"}, {"\"scale_factor\": 0.1", "\"scale_factor\": 0"},
+      {"\"scale_factor\": 0.1", "\"scale_factor\": -1"}, {"\"version\": 110", "\"version\": 100"},
+      {"\"version\": 110", "\"version\": 110.0"}, {"\"is_subrig\": false", "\"is_subrig\": 0"},
+      {"\"extra_bones\": [\"DEF-x\"]", "\"extra_bones\": [1]"}, {"\"child\": {", "\"root\": {"},
+      {"\"rigify\": {}", "\"rigify\": []"},   {"\"constraints\": [", "\"constraints\": {\"x\": ["},
+      {"\"parent\": \"root\"", "\"parent\": \"ro\\u006ft\""}, {"\"use_connect\": true", "\"use_connect\": 1"},
+      {"\"bones\": {", "\"joints\": {}, \"bones\": {"}, {"\"collections\": [\"Bones\"], \"extra", "\"collections\": \"Bones\", \"extra"},
+      {"\"vertex_index\": -3", "\"vertex_index\": -3, \"cube_name\": 7"},
+  };
+  for (const auto& [from, to] : edits) {
+    std::string t = base;
+    const auto p = t.find(from);
+    ASSERT_NE(p, std::string::npos) << from;
+    t.replace(p, from.size(), to);
+    agree(t, "edit " + to);
+  }
+  // A legacy and a version 100 rig with layers take the typed path.
+  const std::string v100 = R"({"bones": {"a": {"head": {"strategy": "DEFAULT", "default_position": [0, 0, 0]},
+      "tail": {"strategy": "DEFAULT", "default_position": [0, 0, 1]}, "roll": 0, "parent": "", "use_connect": false,
+      "use_local_location": true, "use_inherit_rotation": true, "inherit_scale": "FULL", "rigify": {},
+      "layers": [true, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false,
+                 false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true]}},
+      "collections": ["x"], "version": 100})";
+  EXPECT_TRUE(agree(v100, "v100.json"));
+  auto typed = parseRig(v100, "v100.json", RigParse::kTyped);
+  ASSERT_TRUE(typed.ok());
+  EXPECT_EQ(typed->bones[0].collections, (std::vector<std::string>{"Bones", "Layer 3", "Layer 32"}));
+  EXPECT_EQ(typed->collections, (std::vector<std::string>{"Bones", "Layer 3", "Layer 32"}));
+}
+
+}  // namespace
+}  // namespace rigfit
