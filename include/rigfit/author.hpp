@@ -48,11 +48,11 @@ class KdTree {
 
  private:
   struct Node {
-    std::uint32_t begin, end;  ///< the node's slice of order_
+    std::uint32_t begin = 0, end = 0;  ///< the node's slice of order_
     std::uint32_t left = 0, right = 0;  ///< children; 0 for a leaf (the root is node 0, never a child)
     std::uint8_t axis = 0;
     double split = 0.0;
-    Eigen::Vector3d lo, hi;    ///< bounding box of the node's points
+    Eigen::Vector3d lo = Eigen::Vector3d::Zero(), hi = Eigen::Vector3d::Zero();  ///< bounding box of its points
   };
   std::uint32_t build(std::uint32_t begin, std::uint32_t end);
   std::vector<Eigen::Vector3d> points_;
@@ -192,11 +192,12 @@ struct SkeletonSource {
 /// of the first skin (or, without skins, every node below a node named "Armature"). Each joint's
 /// world matrix (the product of the node transforms from the scene root) gives the head; glTF is
 /// Y up, so points go to the rig frame by (x, y, z) -> (x, -z, y). The bone's direction is its
-/// local +Y (Blender's and rigfit's convention); the tail is extras.tail when present (rigfit's
-/// exports), else head + length along +Y with length = extras.length, else the distance to the
-/// child joint nearest to that axis, else (a leaf) its parent's length. The roll is that of the
-/// joint's frame; names are extras.name when present (rigfit keeps MakeHuman's names there),
-/// else the node name. Errors name the file and the byte offset / JSON path.
+/// local +Y (Blender's and rigfit's convention); the tail is head + extras.length along +Y
+/// (rigfit's exports), else extras.tail (taken as a scene-space point), else the child joint
+/// nearest to the +Y axis, else (a leaf) at its parent's length. The roll is extras.roll when
+/// present (rigfit's exports), else that of the joint's frame; names are extras.name when present
+/// (rigfit keeps MakeHuman's names there), else the node name. Errors name the file and the byte
+/// offset / JSON path.
 [[nodiscard]] Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_view label);
 
 // ---------------------------------------------------------------------------------------------

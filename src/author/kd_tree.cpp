@@ -40,7 +40,9 @@ KdTree KdTree::fromFloats(std::span<const float> xyz) {
 
 std::uint32_t KdTree::build(std::uint32_t begin, std::uint32_t end) {
   const std::uint32_t id = static_cast<std::uint32_t>(nodes_.size());
-  nodes_.push_back({begin, end});
+  nodes_.emplace_back();
+  nodes_[id].begin = begin;
+  nodes_[id].end = end;
   Eigen::Vector3d lo = points_[order_[begin]], hi = lo;
   for (std::uint32_t k = begin + 1; k < end; ++k) {
     lo = lo.cwiseMin(points_[order_[k]]);

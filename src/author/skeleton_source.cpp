@@ -233,19 +233,26 @@ Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_v
     frames[k].col(1) = y;
     frames[k].col(2) = z;
   }
+  std::vector<std::uint8_t> has_tail(nb, 0);
   for (std::size_t k = 0; k < nb; ++k) {
     BonePlacement& b = src.bones[k];
     b.parent = bone_parent[k] < 0 ? std::string() : src.bones[static_cast<std::size_t>(bone_parent[k])].name;
     const std::string path = jsonPathIndex("nodes", joints[k]);
+    const Json* len = extras[k] ? extras[k]->find("length") : nullptr;
     const Json* tail = extras[k] ? extras[k]->find("tail") : nullptr;
-    if (tail) {
+    if (len && len->isNumber() && len->asDouble() > 0.0) {
+      // Along the joint's own +Y: stays right when the armature above it is moved.
+      b.tail = b.head + len->asDouble() * frames[k].col(1);
+      has_tail[k] = 1;
+    } else if (tail) {
       auto t = vec3(tail, label, path + ".extras.tail");
       if (!t) return t.error();
       b.tail = c * *t;
+      has_tail[k] = 1;
     }
   }
-  // Tails without extras: along +Y by extras.length, else to the child nearest the axis, else
-  // the parent's length (parents first, so a leaf finds its parent's length already set).
+  // Tails without extras: to the child joint nearest the +Y axis, else the parent's length
+  // (parents first, so a leaf finds its parent's length already set).
   std::vector<double> length(nb, -1.0);
   std::vector<std::size_t> order;
   {
@@ -262,14 +269,13 @@ Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_v
     for (std::size_t k : order) {
       BonePlacement& b = src.bones[k];
       const Eigen::Vector3d y = frames[k].col(1);
-      if (extras[k] && extras[k]->find("tail")) {
+      if (has_tail[k]) {
         length[k] = (b.tail - b.head).norm();
         continue;
       }
       guessed = true;
       double len = -1.0;
-      if (const Json* l = extras[k] ? extras[k]->find("length") : nullptr; l && l->isNumber() && l->asDouble() > 0.0) len = l->asDouble();
-      if (len <= 0.0) {
+      {
         double best_off = 1e300;
         for (auto ch : kids[k]) {
           const Eigen::Vector3d d = src.bones[ch].head - b.head;
