@@ -3,7 +3,10 @@
 // glTF skeleton turned into a rig that follows shaped bodies.
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <map>
+#include <random>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -271,6 +274,53 @@ TEST(AuthorShipped, SavingReproducesTheShippedFiles) {
     EXPECT_LE(loose_worst, c.loose);
     std::printf("%s: CUBE/XYZ default positions within %.6f m; %zu VERTEX/MEAN ends beyond 1e-5 m, worst %.5f m\n", rel, exact_worst, loose,
                 loose_worst);
+  }
+}
+
+// The pair search, written straight from §6.3.1 (linear scans, no pruning), against meanSearch at
+// points around the body and at both search radii.
+TEST(AuthorShipped, MeanSearchMatchesTheDefinition) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  const Body b = body(data, true);
+  const auto& v = b.info.vertices;
+  auto reference = [&](const Eigen::Vector3d& pos, double max_dist, double radius) {
+    const double box = 0.15 * b.info.height, penalty = max_dist / (2.0 * box);
+    double best_w = max_dist + penalty * 2.0 * box, best_d = max_dist;
+    std::pair<std::uint32_t, std::uint32_t> best{0, 0};
+    std::vector<std::pair<double, std::uint32_t>> cand;
+    for (std::uint32_t i = 0; i < v.size(); ++i)
+      if ((v[i] - pos).norm() <= radius * std::sqrt(3.0)) cand.emplace_back((v[i] - pos).squaredNorm(), i);
+    std::sort(cand.begin(), cand.end());
+    for (const auto& [d1, i1] : cand) {
+      if ((v[i1] - pos).cwiseAbs().maxCoeff() >= radius) continue;
+      const Eigen::Vector3d mirror = 2.0 * pos - v[i1];
+      std::uint32_t i2 = 0;
+      for (std::uint32_t j = 1; j < v.size(); ++j)
+        if ((v[j] - mirror).squaredNorm() < (v[i2] - mirror).squaredNorm()) i2 = j;
+      if (i2 <= i1) continue;
+      const double d = ((v[i1] + v[i2]) * 0.5 - pos).norm();
+      if (!(d < max_dist)) continue;
+      const double w = d + (v[i2] - v[i1]).norm() * penalty;
+      if (w < best_w) best_w = w, best = {i1, i2}, best_d = d;
+    }
+    return std::make_tuple(best, best_d);
+  };
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<std::size_t> pick(0, v.size() - 1);
+  std::uniform_real_distribution<double> jitter(-0.01, 0.01);
+  for (int q = 0; q < 40; ++q) {
+    const Eigen::Vector3d pos = v[pick(rng)] + Eigen::Vector3d(jitter(rng), jitter(rng), jitter(rng));
+    for (const double radius : {0.02, q % 8 == 0 ? 0.15 * b.info.height : 0.005}) {
+      const auto [pair, d] = reference(pos, 0.02, radius);
+      const MeanPair m = meanSearch(b.info, pos, 0.02, radius);
+      EXPECT_EQ(m.found, pair.second != 0);
+      if (m.found) {
+        EXPECT_EQ(m.first, pair.first);
+        EXPECT_EQ(m.second, pair.second);
+        EXPECT_EQ(m.distance, d);
+      }
+    }
   }
 }
 

@@ -17,6 +17,10 @@ MeanPair meanSearch(const PositionInfo& info, const Eigen::Vector3d& pos, double
   thread_local std::vector<KdTree::Hit> candidates;
   info.vertex_tree.range(pos, radius * std::sqrt(3.0), candidates);
   for (const KdTree::Hit& c : candidates) {
+    // With m the pair's mean, |v2 - v1| = 2|m - v1| >= 2 (d1 - d), so w >= 2 d1 penalty when
+    // penalty < 1/2: once that reaches the best weight no farther candidate can win (they come
+    // sorted by d1). The margin keeps rounding from cutting a tie MPFB would have considered.
+    if (penalty < 0.5 && 2.0 * c.distance * penalty * (1.0 - 1e-9) > best_weight) break;
     const Eigen::Vector3d& v1 = info.vertices[c.index];
     if ((v1 - pos).cwiseAbs().maxCoeff() >= radius) continue;  // inside the box only
     const auto m = info.vertex_tree.nearest(2.0 * pos - v1);
