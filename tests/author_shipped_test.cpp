@@ -324,6 +324,45 @@ TEST(AuthorShipped, MeanSearchMatchesTheDefinition) {
   }
 }
 
+// Editing a real rig: forearm.L's head (connected to upper_arm.L's tail, both on joint-l-elbow)
+// becomes VERTEX with Keep Connected, then an offset brings it back onto the elbow; the edited
+// rig, written and read back, fits exactly where the original does (to the offset's rounding).
+TEST(AuthorShipped, EditRigifyKeepConnectedAndOffset) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  const Body b = body(data, true);
+  const RigDefinition original = rig(data, "rigs/rigify/rig.human.json");
+  auto ed = RigEditor::fromFit(original, b.info, b.mesh.positions, b.groups);
+  ASSERT_TRUE(ed.ok()) << ed.error().message;
+  auto end = ed->find("forearm.L", "head");
+  ASSERT_TRUE(end.ok());
+  const auto linked = ed->linked(*end, true, true);
+  std::vector<std::string> names;
+  for (const auto& e : linked) names.push_back(ed->rig().bones[e.bone].name + (e.head ? ".head" : ".tail"));
+  EXPECT_NE(std::find(names.begin(), names.end(), "upper_arm.L.tail"), names.end());
+  ASSERT_TRUE(ed->setStrategy(*end, Strategy::kVertex).ok());
+  ASSERT_TRUE(ed->setOffset(*end).ok());
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < original.bones.size(); ++i) {
+    changed += !sameStrategy(original.bones[i].head, ed->rig().bones[i].head);
+    changed += !sameStrategy(original.bones[i].tail, ed->rig().bones[i].tail);
+  }
+  EXPECT_EQ(changed, linked.size());  // exactly the linked ends
+  for (const auto& e : linked) {
+    const EndDef& d = e.head ? ed->rig().bones[e.bone].head : ed->rig().bones[e.bone].tail;
+    EXPECT_EQ(d.strategy, Strategy::kVertex);
+    EXPECT_TRUE(d.offset);
+  }
+  auto back = parseRig(writeRig(ed->result()), "edited");
+  ASSERT_TRUE(back.ok());
+  const Skeleton want = fit(original, b), got = fit(*back, b);
+  ASSERT_EQ(got.size(), want.size());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < got.size(); ++i) worst = std::max({worst, (got.heads[i] - want.heads[i]).norm(), (got.tails[i] - want.tails[i]).norm()});
+  EXPECT_LE(worst, 1e-5);
+  EXPECT_GT(worst, 0.0);  // the ends really are on a different strategy now (offset rounded)
+}
+
 // A skeleton from elsewhere: game_engine exported as glTF by rigfit, bones renamed, the whole
 // armature moved 2 mm; saved on the default body with automatic strategies; refitted on shaped
 // bodies it follows them as the original rig does.
