@@ -293,7 +293,7 @@ Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_v
       length[k] = len;
       b.tail = b.head + len * y;
     }
-    if (guessed) src.notes.push_back("tails without extras.tail were placed along each joint's +Y axis");
+    if (guessed) src.notes.push_back("bones without extras.length or extras.tail: tails guessed along each joint's +Y axis (to a child joint, else at the parent's length)");
   }
   // The roll of the joint's frame about the bone direction.
   for (std::size_t k = 0; k < nb; ++k) {

@@ -148,7 +148,8 @@ int runSaveRig(const SaveRigArgs& a) {
     for (std::size_t i = 0; i < report.default_bones.size() && i < 10; ++i) names += (i ? ", " : "") + report.default_bones[i];
     if (report.default_bones.size() > 10) names += ", ...";
     warn(std::to_string(report.default_bones.size()) + " bone" + (report.default_bones.size() == 1 ? "" : "s") +
-         " still have a DEFAULT head or tail (nothing of the body within 1 cm): " + names);
+         (report.default_bones.size() == 1 ? " still has" : " still have") +
+         " a DEFAULT head or tail (nothing of the body within 1 cm): " + names);
   }
   if (Status st = writeOutput(a.out, writeRig(*rig)); !st) return reportError(st.error());
   if (!a.report.empty()) {
