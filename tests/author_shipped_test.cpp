@@ -397,6 +397,18 @@ TEST(AuthorShipped, ThirdPartyGltfSkeletonFollowsShapedBodies) {
     EXPECT_EQ(p.roll, s.rolls[static_cast<std::size_t>(k)]);
   }
 
+  // The .glb of the same export, saved with game_engine as the base rig: the same bytes as saving
+  // the fitted rig directly.
+  go.container = GltfContainer::kGlb;
+  auto glb = writeGltf(*model, streams, go);
+  ASSERT_TRUE(glb.ok());
+  auto from_glb = parseGltfSkeleton(glb->main, "exported.glb");
+  ASSERT_TRUE(from_glb.ok()) << from_glb.error().message;
+  auto via_glb = saveRig(original, from_glb->bones, b.info);
+  auto via_fit = saveRig(original, placementsFromSkeleton(s), b.info);
+  ASSERT_TRUE(via_glb.ok() && via_fit.ok());
+  EXPECT_EQ(writeRig(*via_glb), writeRig(*via_fit));
+
   // Rename every bone and move the armature by 2 mm; with extras kept (length, roll: a rigfit
   // export) and dropped (a DCC tool's export: tails guessed from the children).
   for (const bool keep_extras : {true, false}) {
