@@ -169,7 +169,8 @@ void addEditRigCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("rig", args->rig, "rig file or name")->required();
   args->data.add(*cmd, false);
   args->shape.add(*cmd);
-  cmd->add_option("--op", args->ops, std::string("an operation (repeatable, run in order after --script): ") + kOpHelp);
+  cmd->add_option("--op", args->ops, std::string("an operation (repeatable, run in order after --script): ") + kOpHelp)
+      ->allow_extra_args(false);  // one quoted operation per --op
   cmd->add_option("--script", args->script, "edit script JSON: [\"OP ARGS\", ...] or {\"keep_connected\": B, \"ops\": [...]}");
   cmd->add_flag("--no-keep-connected", args->no_keep_connected, "edit only the named end, not the ends at the same place or with the same strategy");
   cmd->add_option("--out,-o", args->out, "output rig file ('-' for stdout)")->required();
