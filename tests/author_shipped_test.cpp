@@ -219,6 +219,12 @@ TEST(AuthorShipped, AgreementWithShippedRigsOnTheDefaultCharacter) {
   EXPECT_GE(hu.same[0], 140u);
   EXPECT_EQ(hu.in_file[1], 169u);
   EXPECT_GE(hu.same[1], 166u);
+  // At the fitted positions too.
+  const Agreement& fop = by_fit["rig.openpose.json"];
+  EXPECT_EQ(fop.same[0] + fop.same[2], 48u);
+  const Agreement& fhu = by_fit["rig.human.json"];
+  EXPECT_GE(fhu.same[0], 140u);
+  EXPECT_GE(fhu.same[1], 166u);
 }
 
 Json withoutDefaultPositions(Json doc) {
