@@ -204,7 +204,8 @@ struct SkeletonSource {
 // Editing strategies (§6.5, the developer panel)
 
 /// A rig being edited on one body: the rig, the current position of every bone end (from the fit)
-/// and the body's position info. Bone ends are addressed by rig index and head/tail.
+/// and the body's position info (which must outlive the editor). Bone ends are addressed by rig
+/// index and head/tail.
 class RigEditor {
  public:
   struct End {
