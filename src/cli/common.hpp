@@ -60,5 +60,7 @@ void addPoseCommand(CLI::App& app, int& exit_code);
 void addExportCommand(CLI::App& app, int& exit_code);
 void addShapeCommand(CLI::App& app, int& exit_code);
 void addValidateCommand(CLI::App& app, int& exit_code);
+void addSaveRigCommand(CLI::App& app, int& exit_code);
+void addEditRigCommand(CLI::App& app, int& exit_code);
 
 }  // namespace rigfit::cli

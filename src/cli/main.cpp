@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   rigfit::cli::addPoseCommand(app, exit_code);
   rigfit::cli::addExportCommand(app, exit_code);
   rigfit::cli::addValidateCommand(app, exit_code);
+  rigfit::cli::addSaveRigCommand(app, exit_code);
+  rigfit::cli::addEditRigCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
