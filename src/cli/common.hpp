@@ -60,5 +60,6 @@ void addPoseCommand(CLI::App& app, int& exit_code);
 void addExportCommand(CLI::App& app, int& exit_code);
 void addShapeCommand(CLI::App& app, int& exit_code);
 void addValidateCommand(CLI::App& app, int& exit_code);
+void addBatchCommand(CLI::App& app, int& exit_code);
 
 }  // namespace rigfit::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   rigfit::cli::addPoseCommand(app, exit_code);
   rigfit::cli::addExportCommand(app, exit_code);
   rigfit::cli::addValidateCommand(app, exit_code);
+  rigfit::cli::addBatchCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
