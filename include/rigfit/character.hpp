@@ -15,6 +15,14 @@
 
 namespace rigfit {
 
+/// What every character of a data source starts from, loaded once and shared read-only (batch):
+/// the base mesh and the vertex groups.
+struct CharacterBase {
+  Mesh mesh;
+  VertexGroups groups;
+};
+[[nodiscard]] Expected<CharacterBase> loadCharacterBase(const DataSource& data);
+
 struct CharacterOptions {
   std::string rig;      ///< name or path; empty: "demo" on the built-in demo
   std::string mesh;     ///< body OBJ; empty: the data's base.obj
@@ -22,6 +30,7 @@ struct CharacterOptions {
   FitOptions fit;
   ShapeRequest shape;          ///< targets and macros applied to the body before fitting
   TargetCache* targets = nullptr;  ///< shared target cache (batch); null: a cache for this call
+  const CharacterBase* base = nullptr;  ///< preloaded base mesh and groups of `data` (batch); null: loaded here
 };
 
 struct Character {

@@ -1,10 +1,11 @@
 // The batch runner: a fixed pool of worker threads taking the shard's lines in order, one shared
-// target cache, atomic outputs, and a record for every line whether it worked or not.
+// target cache and base mesh, atomic outputs, and a record for every line whether it worked or not.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "rigfit/batch.hpp"
@@ -29,10 +30,11 @@ Status makeOutDir(const std::string& dir, std::mutex& mutex) {
 }
 
 // Loads, fits, binds and exports one character; the files are written atomically.
-Status runEntry(const DataSource& data, TargetCache& cache, const BatchEntry& entry, const std::string& out_dir,
-                std::mutex& dir_mutex, BatchLineResult& result) {
+Status runEntry(const DataSource& data, TargetCache& cache, const CharacterBase& base, const BatchEntry& entry,
+                const std::string& out_dir, std::mutex& dir_mutex, BatchLineResult& result) {
   CharacterOptions options = entry.character;
   options.targets = &cache;
+  options.base = &base;
   auto character = loadCharacter(data, options);
   if (!character) return character.error();
   auto files = exportCharacter(data, *character, entry.pose, entry.output);
@@ -83,6 +85,13 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, entries.size())));
   result.jobs = jobs;
   TargetCache cache(data);
+  // base.obj and the vertex groups: read once, when the first character needs them.
+  std::once_flag base_once;
+  std::optional<Expected<CharacterBase>> base;
+  auto characterBase = [&]() -> const Expected<CharacterBase>& {
+    std::call_once(base_once, [&] { base.emplace(loadCharacterBase(data)); });
+    return *base;
+  };
   std::atomic<std::size_t> next{0};
   std::mutex report_mutex, dir_mutex;
   BatchProgress progress{.total = entries.size()};
@@ -91,7 +100,9 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
       const auto t_line = Clock::now();
       BatchLineResult& r = result.lines[i];
       const Expected<BatchEntry>& entry = entries[i];
-      Status st = entry ? runEntry(data, cache, *entry, options.out_dir, dir_mutex, r) : Status(entry.error());
+      Status st = !entry ? Status(entry.error())
+                  : !characterBase() ? Status(characterBase().error())
+                                     : runEntry(data, cache, *characterBase(), *entry, options.out_dir, dir_mutex, r);
       r.ok = st.ok();
       if (!st) {
         r.error = st.error().message;

@@ -20,6 +20,17 @@ std::string defaultWeightsPath(const DataSource& data, const std::string& rig_na
   return {};
 }
 
+Expected<CharacterBase> loadCharacterBase(const DataSource& data) {
+  CharacterBase base;
+  auto mesh = loadBaseMesh(data);
+  if (!mesh) return mesh.error();
+  base.mesh = std::move(*mesh);
+  auto groups = loadVertexGroups(data, SIZE_MAX);
+  if (!groups) return groups.error();
+  base.groups = std::move(*groups);
+  return base;
+}
+
 Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions& options) {
   Character c;
   std::string rig_arg = options.rig;
@@ -34,21 +45,29 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   if (!rig) return rig.error();
   c.rig = std::move(*rig);
 
-  auto mesh = loadBaseMesh(data, options.mesh);
-  if (!mesh) return mesh.error();
-  c.mesh = std::move(*mesh);
+  if (options.base && options.mesh.empty()) {
+    c.mesh = options.base->mesh;
+  } else {
+    auto mesh = loadBaseMesh(data, options.mesh);
+    if (!mesh) return mesh.error();
+    c.mesh = std::move(*mesh);
+  }
   c.mesh_label = options.mesh.empty() ? data.label("3dobjs/base.obj") : options.mesh;
+  if (options.base) {
+    c.groups = options.base->groups;
+  } else {
+    auto groups = loadVertexGroups(data, SIZE_MAX);
+    if (!groups) return groups.error();
+    c.groups = std::move(*groups);
+  }
   // The vertex groups cover every vertex of the base mesh: their extent is its vertex count.
-  auto groups = loadVertexGroups(data, SIZE_MAX);
-  if (!groups) return groups.error();
   std::size_t extent = 0;
-  for (const auto& ranges : groups->ranges)
+  for (const auto& ranges : c.groups.ranges)
     for (const auto& r : ranges) extent = std::max<std::size_t>(extent, std::size_t(r.last) + 1);
   if (c.mesh.vertexCount() != extent)
     return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(c.mesh.vertexCount()) +
                                                " vertices, but the base mesh of " + data.describe() + " has " +
                                                std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
-  c.groups = std::move(*groups);
 
   const ShapeRequest& shape = options.shape;
   if (shape.use_macros || !shape.modifiers.empty() || !shape.targets.empty() || shape.ground) {
