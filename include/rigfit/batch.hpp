@@ -85,8 +85,8 @@ struct BatchResult {
   double seconds = 0.0;                ///< wall time of the whole run
 };
 
-/// Runs every line of this shard. Targets, macro.json, target.json, base.obj and the vertex groups
-/// are read once and shared by all workers. Two lines with the same name are an error on the later one (whichever shard
+/// Runs every line of this shard. Targets, macro.json, target.json, base.obj, the vertex groups
+/// and each weights file are read once and shared by all workers. Two lines with the same name are an error on the later one (whichever shard
 /// runs it). Problems are per line (an output folder that cannot be made fails every line).
 [[nodiscard]] BatchResult runBatch(const DataSource& data, std::string_view manifest_label, std::string_view manifest_text,
                                  const BatchOptions& options);

@@ -1,5 +1,5 @@
 // The batch runner: a fixed pool of worker threads taking the shard's lines in order, one shared
-// target cache and base mesh, atomic outputs, and a record for every line whether it worked or not.
+// target cache, base mesh and weights cache, atomic outputs, and a record for every line whether it worked or not.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -30,10 +30,11 @@ Status makeOutDir(const std::string& dir, std::mutex& mutex) {
 }
 
 // Loads, fits, binds and exports one character; the files are written atomically.
-Status runEntry(const DataSource& data, TargetCache& cache, const CharacterBase& base, const BatchEntry& entry,
-                const std::string& out_dir, std::mutex& dir_mutex, BatchLineResult& result) {
+Status runEntry(const DataSource& data, TargetCache& cache, WeightsCache& weights, const CharacterBase& base,
+                const BatchEntry& entry, const std::string& out_dir, std::mutex& dir_mutex, BatchLineResult& result) {
   CharacterOptions options = entry.character;
   options.targets = &cache;
+  options.weights_cache = &weights;
   options.base = &base;
   auto character = loadCharacter(data, options);
   if (!character) return character.error();
@@ -85,6 +86,7 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, entries.size())));
   result.jobs = jobs;
   TargetCache cache(data);
+  WeightsCache weights;
   // base.obj and the vertex groups: read once, when the first character needs them.
   std::once_flag base_once;
   std::optional<Expected<CharacterBase>> base;
@@ -102,7 +104,7 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
       const Expected<BatchEntry>& entry = entries[i];
       Status st = !entry ? Status(entry.error())
                   : !characterBase() ? Status(characterBase().error())
-                                     : runEntry(data, cache, *characterBase(), *entry, options.out_dir, dir_mutex, r);
+                                     : runEntry(data, cache, weights, *characterBase(), *entry, options.out_dir, dir_mutex, r);
       r.ok = st.ok();
       if (!st) {
         r.error = st.error().message;
