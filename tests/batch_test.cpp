@@ -159,6 +159,32 @@ TEST(BatchManifest, LinesAndShards) {
   }
 }
 
+TEST(BatchCaches, WeightsParsedOnceErrorsNotKept) {
+  WeightsCache cache;
+  int calls = 0;
+  auto parse = [&]() -> Expected<WeightsFile> {
+    ++calls;
+    return parseWeights(R"({"weights": {"bone": [[0, 0.5], [2, 1.0]]}})", "w.json", 3);
+  };
+  auto a = cache.get("w.json", 3, parse);
+  auto b = cache.get("w.json", 3, parse);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(a->get(), b->get());  // one shared file
+  auto other = cache.get("w.json", 4, parse);  // another vertex count is another entry
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(calls, 2);
+  int failures = 0;
+  auto bad = [&]() -> Expected<WeightsFile> {
+    ++failures;
+    return makeError(ErrorCode::kIo, "x.json: no such file");
+  };
+  EXPECT_FALSE(cache.get("x.json", 3, bad).ok());
+  EXPECT_EQ(cache.get("x.json", 3, bad).error().message, "x.json: no such file");
+  EXPECT_EQ(failures, 2);
+}
+
 // The built-in demo: three good characters in three formats, a line that does not parse, a line
 // whose rig does not exist and a repeated name; the others are written, the failures recorded.
 TEST(BatchRun, DemoManifestWithFailures) {
