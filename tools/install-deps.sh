@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs rigfit's build and test dependencies from Debian's packages.
 set -euo pipefail
-PACKAGES=(cmake ninja-build g++ pkg-config python3 zstd
+PACKAGES=(cmake ninja-build g++ pkg-config python3 zstd parallel
           zlib1g-dev libsimdjson-dev libeigen3-dev libcli11-dev libzstd-dev libhwy-dev
           libgtest-dev libbenchmark-dev libtinygltf-dev)
 SUDO=""

@@ -2,7 +2,12 @@
 // to a human. The stage every command that needs a rigged body starts from.
 #pragma once
 
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rigfit/data.hpp"
@@ -15,6 +20,26 @@
 
 namespace rigfit {
 
+/// What every character of a data source starts from, loaded once and shared read-only (batch):
+/// the base mesh and the vertex groups.
+struct CharacterBase {
+  Mesh mesh;
+  VertexGroups groups;
+};
+[[nodiscard]] Expected<CharacterBase> loadCharacterBase(const DataSource& data);
+
+/// Parsed weights files by file and vertex count, shared by threads (batch): each file is parsed once.
+class WeightsCache {
+ public:
+  /// The file named `label`, parsed by `parse` the first time it is asked for (errors are not kept).
+  [[nodiscard]] Expected<std::shared_ptr<const WeightsFile>> get(const std::string& label, std::size_t vertex_count,
+                                                                 const std::function<Expected<WeightsFile>()>& parse);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<std::string, std::size_t>, std::shared_ptr<const WeightsFile>> files_;
+};
+
 struct CharacterOptions {
   std::string rig;      ///< name or path; empty: "demo" on the built-in demo
   std::string mesh;     ///< body OBJ; empty: the data's base.obj
@@ -22,6 +47,8 @@ struct CharacterOptions {
   FitOptions fit;
   ShapeRequest shape;          ///< targets and macros applied to the body before fitting
   TargetCache* targets = nullptr;  ///< shared target cache (batch); null: a cache for this call
+  const CharacterBase* base = nullptr;  ///< preloaded base mesh and groups of `data` (batch); null: loaded here
+  WeightsCache* weights_cache = nullptr;  ///< shared parsed weights (batch); null: parsed here
 };
 
 struct Character {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 namespace rigfit {
@@ -20,6 +21,31 @@ std::string defaultWeightsPath(const DataSource& data, const std::string& rig_na
   return {};
 }
 
+Expected<std::shared_ptr<const WeightsFile>> WeightsCache::get(const std::string& label, std::size_t vertex_count,
+                                                               const std::function<Expected<WeightsFile>()>& parse) {
+  const auto key = std::make_pair(label, vertex_count);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = files_.find(key); it != files_.end()) return it->second;
+  }
+  auto parsed = parse();  // outside the lock: other files parse meanwhile
+  if (!parsed) return parsed.error();
+  auto shared = std::make_shared<const WeightsFile>(std::move(*parsed));
+  std::lock_guard<std::mutex> lock(mutex_);
+  return files_.emplace(key, std::move(shared)).first->second;
+}
+
+Expected<CharacterBase> loadCharacterBase(const DataSource& data) {
+  CharacterBase base;
+  auto mesh = loadBaseMesh(data);
+  if (!mesh) return mesh.error();
+  base.mesh = std::move(*mesh);
+  auto groups = loadVertexGroups(data, SIZE_MAX);
+  if (!groups) return groups.error();
+  base.groups = std::move(*groups);
+  return base;
+}
+
 Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions& options) {
   Character c;
   std::string rig_arg = options.rig;
@@ -35,21 +61,29 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   if (!rig) return rig.error();
   c.rig = std::move(*rig);
 
-  auto mesh = loadBaseMesh(data, options.mesh);
-  if (!mesh) return mesh.error();
-  c.mesh = std::move(*mesh);
+  if (options.base && options.mesh.empty()) {
+    c.mesh = options.base->mesh;
+  } else {
+    auto mesh = loadBaseMesh(data, options.mesh);
+    if (!mesh) return mesh.error();
+    c.mesh = std::move(*mesh);
+  }
   c.mesh_label = options.mesh.empty() ? data.label("3dobjs/base.obj") : options.mesh;
+  if (options.base) {
+    c.groups = options.base->groups;
+  } else {
+    auto groups = loadVertexGroups(data, SIZE_MAX);
+    if (!groups) return groups.error();
+    c.groups = std::move(*groups);
+  }
   // The vertex groups cover every vertex of the base mesh: their extent is its vertex count.
-  auto groups = loadVertexGroups(data, SIZE_MAX);
-  if (!groups) return groups.error();
   std::size_t extent = 0;
-  for (const auto& ranges : groups->ranges)
+  for (const auto& ranges : c.groups.ranges)
     for (const auto& r : ranges) extent = std::max<std::size_t>(extent, std::size_t(r.last) + 1);
   if (c.mesh.vertexCount() != extent)
     return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(c.mesh.vertexCount()) +
                                                " vertices, but the base mesh of " + data.describe() + " has " +
                                                std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
-  c.groups = std::move(*groups);
 
   const ShapeRequest& shape = options.shape;
   if (shape.use_macros || !shape.modifiers.empty() || !shape.targets.empty() || shape.ground) {
@@ -67,7 +101,17 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   c.fit = std::move(*fit);
 
   if (options.weights == "none") return c;
-  Expected<WeightsFile> file = makeError(ErrorCode::kIo, "");
+  // Which file, and how to parse it; a batch parses each file once (WeightsCache).
+  std::function<Expected<WeightsFile>()> parse;
+  const std::size_t n = c.mesh.vertexCount();
+  auto fromSource = [&data, n](std::string rel, std::string label) {
+    return [&data, n, rel = std::move(rel), label = std::move(label)]() -> Expected<WeightsFile> {
+      auto text = data.read(rel);
+      if (!text) return text.error();
+      return parseWeights(*text, label, n);
+    };
+  };
+  auto fromFile = [n](std::string path) { return [n, path = std::move(path)] { return readWeights(path, n); }; };
   if (options.weights.empty()) {
     // A rig given as a file has no data-folder weights unless a weights.NAME.json sits beside it.
     std::string rel = where->in_source ? defaultWeightsPath(data, c.rig_name) : std::string();
@@ -76,29 +120,34 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
       std::error_code ec;
       if (std::filesystem::is_regular_file(beside, ec)) {
         c.weights_label = beside.string();
-        file = readWeights(c.weights_label, c.mesh.vertexCount());
+        parse = fromFile(c.weights_label);
       }
     }
     if (!rel.empty()) {
       c.weights_label = data.label(rel);
-      auto text = data.read(rel);
-      if (!text) return text.error();
-      file = parseWeights(*text, c.weights_label, c.mesh.vertexCount());
+      parse = fromSource(rel, c.weights_label);
     }
-    if (c.weights_label.empty()) return c;  // no weights for this rig (MPFB ships none for some)
+    if (!parse) return c;  // no weights for this rig (MPFB ships none for some)
   } else if (options.weights.find('/') != std::string::npos ||
              (options.weights.size() > 5 && options.weights.compare(options.weights.size() - 5, 5, ".json") == 0)) {
     c.weights_label = options.weights;
-    file = readWeights(options.weights, c.mesh.vertexCount());
+    parse = fromFile(options.weights);
   } else {
     const std::string rel = defaultWeightsPath(data, options.weights);
     if (rel.empty()) return makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"");
     c.weights_label = data.label(rel);
-    auto text = data.read(rel);
-    if (!text) return text.error();
-    file = parseWeights(*text, c.weights_label, c.mesh.vertexCount());
+    parse = fromSource(rel, c.weights_label);
   }
-  if (!file) return file.error();
+  std::shared_ptr<const WeightsFile> file;
+  if (options.weights_cache) {
+    auto cached = options.weights_cache->get(c.weights_label, n, parse);
+    if (!cached) return cached.error();
+    file = std::move(*cached);
+  } else {
+    auto parsed = parse();
+    if (!parsed) return parsed.error();
+    file = std::make_shared<const WeightsFile>(std::move(*parsed));
+  }
   auto skin = bindWeights(*file, c.fit.skeleton, c.rig, c.mesh.vertexCount(), &c.binding);
   if (!skin) return skin.error();
   c.skin = std::move(*skin);

@@ -1,14 +1,9 @@
 // rigfit export: the rigged, skinned character as glTF 2.0 (.glb / .gltf) or G4MF (.g4tf / .g4b).
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "cli/common.hpp"
-#include "rigfit/export_model.hpp"
-#include "rigfit/file_io.hpp"
-#include "rigfit/g4mf.hpp"
-#include "rigfit/gltf.hpp"
-#include "rigfit/posing.hpp"
+#include "rigfit/character_export.hpp"
 
 namespace rigfit::cli {
 namespace {
@@ -23,113 +18,32 @@ struct ExportArgs {
   int weight_bits = 8;
 };
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string formatOf(const ExportArgs& a) {
-  if (!a.format.empty()) return a.format;
-  for (const char* ext : {"glb", "gltf", "g4tf", "g4b"})
-    if (endsWith(a.out, std::string(".") + ext)) return ext;
-  return {};
-}
-
 int runExport(const ExportArgs& a) {
-  const std::string format = formatOf(a);
-  if (format != "glb" && format != "gltf" && format != "g4tf" && format != "g4b")
+  CharacterExportOptions options{.format = a.format.empty() ? exportFormatOf(a.out) : a.format,
+                                 .embed = a.embed,
+                                 .influences = a.influences,
+                                 .quantize = a.quantize,
+                                 .weight_bits = a.weight_bits,
+                                 .keep_helpers = a.keep_helpers,
+                                 .compress = a.compress};
+  if (options.format.empty())
     return reportError(makeError(ErrorCode::kUsage, a.out + ": cannot tell the format from the extension; use .glb, .gltf, .g4tf or .g4b, or --format"));
   if (a.pose.any() && !a.apply_pose_as_rest)
     return reportError(makeError(ErrorCode::kUsage, "export: a pose is exported as the bind pose: add --apply-pose-as-rest"));
   auto c = a.character.load(true);
   if (!c) return reportError(c.error());
-  if (!c->has_skin) return reportError(makeError(ErrorCode::kUsage, c->rig.label + ": no weights for this rig; give --weights"));
-
-  // The bind pose: rest, or a pose applied as rest (body, normals and skeleton together).
-  Mesh mesh = c->mesh;
-  std::vector<Eigen::Matrix4d> bind = c->fit.skeleton.rest;
-  std::vector<std::string> warnings;
-  if (a.pose.any()) {
-    Pose pose;
-    std::vector<PoseWarning> pw;
-    if (Status st = buildPose(a.character.data.source(), *c, a.pose, pose, &pw); !st) return reportError(st.error());
-    for (const auto& w : pw) {
-      warn(w.message);
-      warnings.push_back(w.message);
-    }
-    PosedMesh posed;
-    if (Status st = poseCharacter(*c, pose, false, 1, posed); !st) return reportError(st.error());
-    mesh.positions = std::move(posed.positions);
-    if (!posed.normals.empty()) mesh.normals = std::move(posed.normals);
-    bind = std::move(posed.pose_matrices);
+  std::string bin_path;
+  if (options.format == "gltf" && !a.embed) {
+    const std::filesystem::path p(a.out);
+    options.bin_name = p.stem().string() + ".bin";
+    bin_path = (p.parent_path() / options.bin_name).string();
   }
-  auto model = buildExportModel(mesh, c->fit.skeleton, &c->skin, &c->groups, {.keep_helpers = a.keep_helpers}, mesh.positions, bind);
-  if (!model) return reportError(model.error());
-
-  Json report = Json::object();
-  report.set("format", format);
-  report.set("rig", c->rig_name);
-  report.set("joints", static_cast<std::int64_t>(model->names.size()));
-  report.set("vertices", static_cast<std::int64_t>(model->vertexCount()));
-  report.set("triangles", static_cast<std::int64_t>(model->triangles.size() / 3));
-  std::size_t unweighted = 0;
-  for (std::size_t v = 0; v < model->vertexCount(); ++v) unweighted += model->skin.influenceCount(v) == 0;
-  report.set("unweighted_vertices", static_cast<std::int64_t>(unweighted));
-  Json unmapped = Json::array();
-  for (const auto& g : c->binding.unmapped) unmapped.push(g);
-  report.set("unmapped_groups", std::move(unmapped));
-
-  std::string main_bytes, bin_bytes, bin_path;
-  if (format == "glb" || format == "gltf") {
-    const std::size_t n = model->vertexCount(), k = static_cast<std::size_t>(a.influences);
-    std::vector<std::uint16_t> joints(n * k), quantized;
-    std::vector<float> weights(n * k);
-    double dropped = 0.0;
-    const std::size_t limited = limitInfluences(model->skin, a.influences, joints, weights, &dropped);
-    GltfSkinStreams streams{.influences = a.influences, .joints = joints, .weights = weights};
-    if (a.quantize) {
-      quantized.resize(n * k);
-      quantizeInfluences(weights, a.influences, a.weight_bits, quantized);
-      streams.weight_bits = a.weight_bits;
-      streams.quantized_weights = quantized;
-    }
-    report.set("influences", a.influences);
-    report.set("vertices_limited", static_cast<std::int64_t>(limited));
-    report.set("max_dropped_weight", dropped);
-    GltfOptions options;
-    options.rig_name = c->rig_name;
-    options.container = format == "glb" ? GltfContainer::kGlb : a.embed ? GltfContainer::kGltfEmbedded : GltfContainer::kGltf;
-    if (options.container == GltfContainer::kGltf) {
-      const std::filesystem::path p(a.out);
-      options.bin_name = p.stem().string() + ".bin";
-      bin_path = (p.parent_path() / options.bin_name).string();
-    }
-    auto files = writeGltf(*model, streams, options);
-    if (!files) return reportError(files.error());
-    main_bytes = std::move(files->main);
-    bin_bytes = std::move(files->bin);
-  } else {
-    G4mfWriteOptions options;
-    options.container = format == "g4b" ? G4mfContainer::kBinary : G4mfContainer::kText;
-    options.zstd = a.compress;
-    options.rig_name = c->rig_name;
-    auto bytes = writeG4mf(*model, options);
-    if (!bytes) return reportError(bytes.error());
-    main_bytes = std::move(*bytes);
-  }
-  Json warn_list = Json::array();
-  for (const auto& w : warnings) warn_list.push(w);
-  report.set("warnings", std::move(warn_list));
-  report.set("bytes", static_cast<std::int64_t>(main_bytes.size() + bin_bytes.size()));
-
-  // Outputs are complete or absent: the .bin goes first and is removed if the main file fails.
-  if (!bin_path.empty())
-    if (Status st = writeFileAtomic(bin_path, bin_bytes); !st) return reportError(st.error());
-  if (Status st = writeFileAtomic(a.out, main_bytes); !st) {
-    if (!bin_path.empty()) std::filesystem::remove(bin_path);
-    return reportError(st.error());
-  }
+  auto files = exportCharacter(a.character.data.source(), *c, a.pose, options);
+  if (!files) return reportError(files.error());
+  for (const auto& w : files->warnings) warn(w);
+  if (Status st = writeCharacterExport(*files, a.out, bin_path); !st) return reportError(st.error());
   if (!a.report.empty())
-    if (Status st = writeOutput(a.report, writeJson(report, {.indent = 2, .sort_keys = false, .final_newline = true})); !st)
+    if (Status st = writeOutput(a.report, writeJson(files->report, {.indent = 2, .sort_keys = false, .final_newline = true})); !st)
       return reportError(st.error());
   return kExitOk;
 }

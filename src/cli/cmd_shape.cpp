@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/common.hpp"
+#include "rigfit/number_format.hpp"
 
 namespace rigfit::cli {
 namespace {
@@ -22,7 +23,7 @@ int runShape(const ShapeArgs& a) {
   std::vector<std::pair<std::string, double>> applied;
   if (Status st = shapeBody(cache, *request, mesh->positions, &applied); !st) return reportError(st.error());
   std::string header = "shaped by rigfit " RIGFIT_VERSION_STRING;
-  for (const auto& [path, w] : applied) header += "\n# target " + path + " " + std::to_string(w);
+  for (const auto& [path, w] : applied) header += "\n# target " + path + " " + formatPythonFloat(w);  // exact: reads back as the same double
   if (Status st = writeOutput(a.out, writeObj(*mesh, mesh->positions, {}, header)); !st) return reportError(st.error());
   return kExitOk;
 }

@@ -62,5 +62,6 @@ void addShapeCommand(CLI::App& app, int& exit_code);
 void addValidateCommand(CLI::App& app, int& exit_code);
 void addSaveRigCommand(CLI::App& app, int& exit_code);
 void addEditRigCommand(CLI::App& app, int& exit_code);
+void addBatchCommand(CLI::App& app, int& exit_code);
 
 }  // namespace rigfit::cli

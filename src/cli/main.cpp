@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   rigfit::cli::addValidateCommand(app, exit_code);
   rigfit::cli::addSaveRigCommand(app, exit_code);
   rigfit::cli::addEditRigCommand(app, exit_code);
+  rigfit::cli::addBatchCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,97 @@
+// Batch generation: a JSON Lines manifest (one character per line), run on a fixed pool of worker
+// threads that share one target cache, each character written atomically; failures are recorded
+// per line and the rest go on. See README "rigfit batch" for the manifest schema.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rigfit/character.hpp"
+#include "rigfit/character_export.hpp"
+#include "rigfit/data.hpp"
+#include "rigfit/json.hpp"
+#include "rigfit/posing.hpp"
+
+namespace rigfit {
+
+/// One character of a manifest.
+struct BatchEntry {
+  std::size_t line = 0;            ///< 1-based line number in the manifest
+  std::string name;                ///< output base name: DIR/NAME.FORMAT
+  CharacterOptions character;      ///< rig, mesh, weights, shape, allow_fallback
+  PoseRequest pose;                ///< applied as the bind pose when given
+  CharacterExportOptions output;   ///< format and writer options
+};
+
+/// A non-blank line of a manifest: its 1-based number, its text and its byte offset in the file.
+struct ManifestLine {
+  std::size_t number = 0;
+  std::size_t offset = 0;
+  std::string_view text;
+};
+
+/// The non-blank lines of manifest text ("\n" or "\r\n" line ends; blank = only spaces/tabs).
+std::vector<ManifestLine> manifestLines(std::string_view text);
+
+/// Parses and strictly validates one manifest line. Errors read
+/// "LABEL: line N: JSON.PATH: what is wrong" (syntax errors: "LABEL: line N, column C (byte B): ...").
+[[nodiscard]] Expected<BatchEntry> parseBatchEntry(const ManifestLine& line, std::string_view label);
+
+/// Shard selection: the line with 0-based index `line_number - 1` belongs to shard
+/// `index` of `count` when (line_number - 1) % count == index.
+struct Shard {
+  std::size_t index = 0, count = 1;
+  bool contains(std::size_t line_number) const { return (line_number - 1) % count == index; }
+};
+
+/// Parses "I/N" (0 <= I < N).
+[[nodiscard]] Expected<Shard> parseShard(std::string_view text);
+
+/// What happened to one manifest line.
+struct BatchLineResult {
+  std::size_t line = 0;
+  std::string name;                  ///< empty when the line did not parse
+  bool ok = false;
+  std::vector<std::string> outputs;  ///< files written (main file first)
+  std::string error;                 ///< one-line message when !ok
+  double seconds = 0.0;
+  Json report;                       ///< the export report when ok
+};
+
+struct BatchProgress {
+  std::size_t done = 0, failed = 0, total = 0;
+  double seconds = 0.0;
+};
+
+struct BatchOptions {
+  std::string out_dir;   ///< created (when missing) before the first character is written
+  unsigned jobs = 0;     ///< worker threads; 0: the hardware's thread count
+  Shard shard;
+  /// Called after each line (from a worker, one call at a time), e.g. to report failures or draw progress.
+  std::function<void(const BatchLineResult&, const BatchProgress&)> on_line;
+};
+
+struct BatchResult {
+  std::string manifest;
+  std::string out_dir;
+  Shard shard;
+  unsigned jobs = 0;
+  std::size_t manifest_lines = 0;      ///< non-blank lines in the whole manifest
+  std::vector<BatchLineResult> lines;  ///< this shard's lines, in manifest order
+  std::size_t ok = 0, failed = 0;
+  double seconds = 0.0;                ///< wall time of the whole run
+};
+
+/// Runs every line of this shard. Targets, macro.json, target.json, base.obj, the vertex groups
+/// and each weights file are read once and shared by all workers. Two lines with the same name are an error on the later one (whichever shard
+/// runs it). Problems are per line (an output folder that cannot be made fails every line).
+[[nodiscard]] BatchResult runBatch(const DataSource& data, std::string_view manifest_label, std::string_view manifest_text,
+                                 const BatchOptions& options);
+
+/// The JSON summary: totals, timing and one record per line (status, outputs, error, seconds).
+Json batchSummaryJson(const BatchResult& result);
+
+}  // namespace rigfit

@@ -1,0 +1,45 @@
+// A character as export bytes: the bind pose (rest, or a pose applied as rest), the export model,
+// and the glTF or G4MF writer, with a report. One function for `rigfit export` and `rigfit batch`,
+// so a character exported either way is the same bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rigfit/character.hpp"
+#include "rigfit/json.hpp"
+#include "rigfit/posing.hpp"
+
+namespace rigfit {
+
+struct CharacterExportOptions {
+  std::string format = "glb";  ///< "glb", "gltf", "g4tf" or "g4b"
+  bool embed = false;          ///< .gltf: the buffer as a data URI instead of a .bin
+  std::string bin_name;        ///< .gltf without embed: the .bin's file name written into the .gltf
+  int influences = 4;          ///< glTF: 4 or 8 per vertex
+  bool quantize = false;       ///< glTF: normalised unsigned weights summing exactly to 1
+  int weight_bits = 8;         ///< glTF with quantize: 8 or 16
+  bool keep_helpers = false;   ///< keep helper geometry and joint cubes
+  bool compress = false;       ///< .g4b: Zstandard chunks
+};
+
+struct CharacterExport {
+  std::string main;  ///< the .glb/.gltf/.g4tf/.g4b bytes
+  std::string bin;   ///< the .bin of a non-embedded .gltf (empty otherwise)
+  Json report;       ///< format, rig, joints, vertices, triangles, influences, warnings, bytes
+  std::vector<std::string> warnings;  ///< pose warnings (bones the rig lacks, ...)
+};
+
+/// "glb", "gltf", "g4tf" or "g4b" from a file name's extension; empty when it is none of them.
+std::string exportFormatOf(const std::string& path);
+
+/// Exports a loaded character (it must have a skin). A pose in `pose` becomes the bind pose
+/// (skeleton, body and normals together); pose files are looked up in `data` as `rigfit pose` does.
+[[nodiscard]] Expected<CharacterExport> exportCharacter(const DataSource& data, const Character& character,
+                                                        const PoseRequest& pose, const CharacterExportOptions& options);
+
+/// Writes the export atomically: the .bin first (when `bin_path` is not empty), then the main
+/// file; if the main file fails the .bin is removed, so the outputs are complete or absent.
+[[nodiscard]] Status writeCharacterExport(const CharacterExport& files, const std::string& path, const std::string& bin_path);
+
+}  // namespace rigfit

@@ -1,0 +1,118 @@
+#include "rigfit/character_export.hpp"
+
+#include <filesystem>
+
+#include "rigfit/export_model.hpp"
+#include "rigfit/file_io.hpp"
+#include "rigfit/g4mf.hpp"
+#include "rigfit/gltf.hpp"
+
+namespace rigfit {
+
+std::string exportFormatOf(const std::string& path) {
+  for (const char* ext : {"glb", "gltf", "g4tf", "g4b"}) {
+    const std::string suffix = std::string(".") + ext;
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) return ext;
+  }
+  return {};
+}
+
+Expected<CharacterExport> exportCharacter(const DataSource& data, const Character& c, const PoseRequest& pose_request,
+                                          const CharacterExportOptions& o) {
+  const std::string& format = o.format;
+  if (format != "glb" && format != "gltf" && format != "g4tf" && format != "g4b")
+    return makeError(ErrorCode::kUsage, "export: unknown format \"" + format + "\" (glb, gltf, g4tf or g4b)");
+  if (!c.has_skin) return makeError(ErrorCode::kUsage, c.rig.label + ": no weights for this rig; give --weights");
+  CharacterExport out;
+
+  // The bind pose: rest, or a pose applied as rest (body, normals and skeleton together).
+  const Mesh* mesh = &c.mesh;
+  Mesh posed_mesh;
+  std::vector<Eigen::Matrix4d> bind = c.fit.skeleton.rest;
+  if (pose_request.any()) {
+    Pose pose;
+    std::vector<PoseWarning> pw;
+    RIGFIT_TRY(buildPose(data, c, pose_request, pose, &pw));
+    for (const auto& w : pw) out.warnings.push_back(w.message);
+    PosedMesh posed;
+    RIGFIT_TRY(poseCharacter(c, pose, false, 1, posed));
+    posed_mesh = c.mesh;
+    posed_mesh.positions = std::move(posed.positions);
+    if (!posed.normals.empty()) posed_mesh.normals = std::move(posed.normals);
+    bind = std::move(posed.pose_matrices);
+    mesh = &posed_mesh;
+  }
+  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers}, mesh->positions, bind);
+  if (!model) return model.error();
+
+  Json& report = out.report = Json::object();
+  report.set("format", format);
+  report.set("rig", c.rig_name);
+  report.set("joints", static_cast<std::int64_t>(model->names.size()));
+  report.set("vertices", static_cast<std::int64_t>(model->vertexCount()));
+  report.set("triangles", static_cast<std::int64_t>(model->triangles.size() / 3));
+  std::size_t unweighted = 0;
+  for (std::size_t v = 0; v < model->vertexCount(); ++v) unweighted += model->skin.influenceCount(v) == 0;
+  report.set("unweighted_vertices", static_cast<std::int64_t>(unweighted));
+  Json unmapped = Json::array();
+  for (const auto& g : c.binding.unmapped) unmapped.push(g);
+  report.set("unmapped_groups", std::move(unmapped));
+
+  if (format == "glb" || format == "gltf") {
+    if (o.influences != 4 && o.influences != 8) return makeError(ErrorCode::kUsage, "export: influences must be 4 or 8");
+    if (o.quantize && o.weight_bits != 8 && o.weight_bits != 16) return makeError(ErrorCode::kUsage, "export: weight bits must be 8 or 16");
+    const std::size_t n = model->vertexCount(), k = static_cast<std::size_t>(o.influences);
+    std::vector<std::uint16_t> joints(n * k), quantized;
+    std::vector<float> weights(n * k);
+    double dropped = 0.0;
+    const std::size_t limited = limitInfluences(model->skin, o.influences, joints, weights, &dropped);
+    GltfSkinStreams streams{.influences = o.influences, .joints = joints, .weights = weights};
+    if (o.quantize) {
+      quantized.resize(n * k);
+      quantizeInfluences(weights, o.influences, o.weight_bits, quantized);
+      streams.weight_bits = o.weight_bits;
+      streams.quantized_weights = quantized;
+    }
+    report.set("influences", o.influences);
+    report.set("vertices_limited", static_cast<std::int64_t>(limited));
+    report.set("max_dropped_weight", dropped);
+    GltfOptions options;
+    options.rig_name = c.rig_name;
+    options.container = format == "glb" ? GltfContainer::kGlb : o.embed ? GltfContainer::kGltfEmbedded : GltfContainer::kGltf;
+    if (options.container == GltfContainer::kGltf) {
+      if (o.bin_name.empty()) return makeError(ErrorCode::kUsage, "export: a .gltf with a separate buffer needs the .bin's name");
+      options.bin_name = o.bin_name;
+    }
+    auto files = writeGltf(*model, streams, options);
+    if (!files) return files.error();
+    out.main = std::move(files->main);
+    out.bin = std::move(files->bin);
+  } else {
+    G4mfWriteOptions options;
+    options.container = format == "g4b" ? G4mfContainer::kBinary : G4mfContainer::kText;
+    options.zstd = o.compress;
+    options.rig_name = c.rig_name;
+    auto bytes = writeG4mf(*model, options);
+    if (!bytes) return bytes.error();
+    out.main = std::move(*bytes);
+  }
+  Json warn_list = Json::array();
+  for (const auto& w : out.warnings) warn_list.push(w);
+  report.set("warnings", std::move(warn_list));
+  report.set("bytes", static_cast<std::int64_t>(out.main.size() + out.bin.size()));
+  return out;
+}
+
+Status writeCharacterExport(const CharacterExport& files, const std::string& path, const std::string& bin_path) {
+  if (!bin_path.empty()) RIGFIT_TRY(writeFileAtomic(bin_path, files.bin));
+  if (Status st = writeFileAtomic(path, files.main); !st) {
+    if (!bin_path.empty()) {
+      std::error_code ec;
+      std::filesystem::remove(bin_path, ec);
+    }
+    return st;
+  }
+  return {};
+}
+
+}  // namespace rigfit
