@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/common.hpp"
 #include "rigfit/export_model.hpp"
@@ -18,7 +19,7 @@ struct ExportArgs {
   PoseRequest pose;
   bool apply_pose_as_rest = false;
   std::string out, format, report;
-  bool embed = false, quantize = false, keep_helpers = false, compress = false;
+  bool embed = false, quantize = false, keep_helpers = false, compress = false, deform_only = false;
   int influences = 4;
   int weight_bits = 8;
 };
@@ -45,8 +46,9 @@ int runExport(const ExportArgs& a) {
   if (!c->has_skin) return reportError(makeError(ErrorCode::kUsage, c->rig.label + ": no weights for this rig; give --weights"));
 
   // The bind pose: rest, or a pose applied as rest (body, normals and skeleton together).
-  Mesh mesh = c->mesh;
-  std::vector<Eigen::Matrix4d> bind = c->fit.skeleton.rest;
+  // (Copies only when posed: the unposed export reads the character's own body and rest.)
+  std::optional<Mesh> posed_mesh;
+  std::vector<Eigen::Matrix4d> bind;
   std::vector<std::string> warnings;
   if (a.pose.any()) {
     Pose pose;
@@ -58,17 +60,27 @@ int runExport(const ExportArgs& a) {
     }
     PosedMesh posed;
     if (Status st = poseCharacter(*c, pose, false, 1, posed); !st) return reportError(st.error());
-    mesh.positions = std::move(posed.positions);
-    if (!posed.normals.empty()) mesh.normals = std::move(posed.normals);
+    posed_mesh = c->mesh;
+    posed_mesh->positions = std::move(posed.positions);
+    if (!posed.normals.empty()) posed_mesh->normals = std::move(posed.normals);
     bind = std::move(posed.pose_matrices);
   }
-  auto model = buildExportModel(mesh, c->fit.skeleton, &c->skin, &c->groups, {.keep_helpers = a.keep_helpers}, mesh.positions, bind);
+  const Mesh& mesh = posed_mesh ? *posed_mesh : c->mesh;
+  auto model = buildExportModel(mesh, c->fit.skeleton, &c->skin, &c->groups, {.keep_helpers = a.keep_helpers, .deform_only = a.deform_only}, mesh.positions, bind);
   if (!model) return reportError(model.error());
 
   Json report = Json::object();
   report.set("format", format);
   report.set("rig", c->rig_name);
   report.set("joints", static_cast<std::int64_t>(model->names.size()));
+  if (a.deform_only) {
+    Json removed = Json::array();
+    std::vector<std::uint8_t> kept(c->fit.skeleton.size(), 0);
+    for (int b : model->source_bones) kept[static_cast<std::size_t>(b)] = 1;
+    for (std::size_t b = 0; b < kept.size(); ++b)
+      if (!kept[b]) removed.push(c->fit.skeleton.names[b]);
+    report.set("removed_bones", std::move(removed));
+  }
   report.set("vertices", static_cast<std::int64_t>(model->vertexCount()));
   report.set("triangles", static_cast<std::int64_t>(model->triangles.size() / 3));
   std::size_t unweighted = 0;
@@ -150,6 +162,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--influences", args->influences, "glTF influences per vertex")->check(CLI::IsMember({4, 8}));
   cmd->add_flag("--quantize", args->quantize, "glTF: weights as normalised unsigned integers that sum exactly to 1");
   cmd->add_option("--weight-bits", args->weight_bits, "bits of quantised weights")->check(CLI::IsMember({8, 16}));
+  cmd->add_flag("--deform-only", args->deform_only, "keep only bones that carry weight, re-parented across removed ones, one root");
   cmd->add_flag("--keep-helpers", args->keep_helpers, "keep helper geometry and joint cubes");
   cmd->add_flag("--compress", args->compress, ".g4b: Zstandard-compress the JSON and buffer chunks");
   cmd->add_option("--report", args->report, "write a JSON report: joints, vertices, influences dropped, warnings");
