@@ -80,9 +80,9 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     }
     if (!rel.empty()) {
       c.weights_label = data.label(rel);
-      auto text = data.read(rel);
+      auto text = data.view(rel);
       if (!text) return text.error();
-      file = parseWeights(*text, c.weights_label, c.mesh.vertexCount());
+      file = parseWeights(text->text(), c.weights_label, c.mesh.vertexCount());
     }
     if (c.weights_label.empty()) return c;  // no weights for this rig (MPFB ships none for some)
   } else if (options.weights.find('/') != std::string::npos ||
@@ -93,9 +93,9 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     const std::string rel = defaultWeightsPath(data, options.weights);
     if (rel.empty()) return makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"");
     c.weights_label = data.label(rel);
-    auto text = data.read(rel);
+    auto text = data.view(rel);
     if (!text) return text.error();
-    file = parseWeights(*text, c.weights_label, c.mesh.vertexCount());
+    file = parseWeights(text->text(), c.weights_label, c.mesh.vertexCount());
   }
   if (!file) return file.error();
   auto skin = bindWeights(*file, c.fit.skeleton, c.rig, c.mesh.vertexCount(), &c.binding);
