@@ -882,8 +882,9 @@ TEST(InfluencesQuantize, SumsAreExact) {
   quantizeInfluences(weights, 4, 8, q8);
   quantizeInfluences(weights, 4, 16, q16);
   EXPECT_EQ(std::vector<std::uint16_t>(q8.begin() + 4, q8.begin() + 8), (std::vector<std::uint16_t>{153, 102, 0, 0}));  // 0.6/0.4
-  EXPECT_EQ(std::vector<std::uint16_t>(q8.begin() + 16, q8.end()), (std::vector<std::uint16_t>{63, 64, 64, 64}));    // error to the heaviest
-  EXPECT_EQ(std::vector<std::uint16_t>(q16.begin() + 16, q16.end()), (std::vector<std::uint16_t>{16383, 16384, 16384, 16384}));
+  // 4 x 63.75: rounded down to 63, the 3 missing units to the first three (equal remainders).
+  EXPECT_EQ(std::vector<std::uint16_t>(q8.begin() + 16, q8.end()), (std::vector<std::uint16_t>{64, 64, 64, 63}));
+  EXPECT_EQ(std::vector<std::uint16_t>(q16.begin() + 16, q16.end()), (std::vector<std::uint16_t>{16384, 16384, 16384, 16383}));
   for (std::size_t v = 0; v < 5; ++v) {
     int s8 = 0, s16 = 0;
     for (std::size_t i = 0; i < 4; ++i) {
@@ -894,6 +895,13 @@ TEST(InfluencesQuantize, SumsAreExact) {
     EXPECT_EQ(s8, weighted ? 255 : 0) << v;
     EXPECT_EQ(s16, weighted ? 65535 : 0) << v;
   }
+  // 64.6, 64.6, 62.9, 62.9 units: rounding each to nearest gives 65 + 65 + 63 + 63 = 256, and
+  // taking the extra unit off the heaviest would put 64 before 65. Largest remainders: 64, 64, 62,
+  // 62 + one unit each to the .9, .9 and the first .6: 65, 64, 63, 63, still heaviest first.
+  const std::vector<float> close = {64.6f / 255, 64.6f / 255, 62.9f / 255, 62.9f / 255};
+  std::vector<std::uint16_t> qc(4);
+  quantizeInfluences(close, 4, 8, qc);
+  EXPECT_EQ(qc, (std::vector<std::uint16_t>{65, 64, 63, 63}));
   // A weight that rounds to 0 is kept as 0.
   const std::vector<float> tiny = {0.999f, 0.001f, 0.0f, 0.0f};
   std::vector<std::uint16_t> qt(4);
@@ -937,6 +945,10 @@ TEST_F(SkinBind, InfluencesOnShippedRigs) {
         }
         ASSERT_EQ(s8, weighted ? 255 : 0) << v;
         ASSERT_EQ(s16, weighted ? 65535 : 0) << v;
+        for (std::size_t i = 1; i < kk; ++i) {
+          ASSERT_GE(q8[v * kk + i - 1], q8[v * kk + i]) << v;  // heaviest first, also quantised
+          ASSERT_GE(q16[v * kk + i - 1], q16[v * kk + i]) << v;
+        }
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rigfit/error.hpp"
+#include "rigfit/file_io.hpp"
 #include "rigfit/mesh.hpp"
 #include "rigfit/rig.hpp"
 
@@ -27,6 +28,8 @@ class DataSource {
   std::string label(std::string_view relative) const;
   bool exists(std::string_view relative) const;
   [[nodiscard]] Expected<std::string> read(std::string_view relative) const;
+  /// The file's bytes without a copy (mapped; the built-in demo's in place).
+  [[nodiscard]] Expected<FileText> view(std::string_view relative) const;
   /// Files directly in `relative_dir` whose names start with `prefix` and end with `suffix`, sorted.
   std::vector<std::string> list(std::string_view relative_dir, std::string_view prefix, std::string_view suffix) const;
 

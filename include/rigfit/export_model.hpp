@@ -19,6 +19,8 @@ namespace rigfit {
 
 struct ExportOptions {
   bool keep_helpers = false;  ///< keep helper geometry and joint cubes (default: body only)
+  /// Keep only deforming bones (see selectDeformBones); needs a skin.
+  bool deform_only = false;
 };
 
 struct ExportModel {
@@ -26,6 +28,7 @@ struct ExportModel {
   std::vector<std::string> names;         ///< export names (see exportName)
   std::vector<std::string> source_names;  ///< MakeHuman / rig names
   std::vector<int> parents;               ///< kNoParent for roots
+  std::vector<int> source_bones;          ///< index of each bone in the Skeleton it came from
   std::vector<Eigen::Matrix4d> bind_global;  ///< bone -> model, Y up
   std::vector<Eigen::Matrix4d> bind_local;   ///< bone -> parent bone (roots: = bind_global)
   std::vector<double> lengths;
@@ -57,11 +60,33 @@ std::string exportName(std::string_view name);
 /// Makes `name` unique against `taken` by appending _2, _3, ... and records it.
 std::string uniqueName(std::vector<std::string>& taken, const std::string& name);
 
+/// Bones kept by a deform-only export, in output order (skeleton indices), with their new
+/// parents (indices into `bones`, kNoParent for the root).
+struct BoneSelection {
+  std::vector<int> bones;
+  std::vector<int> parents;
+};
+
+/// The deform-only skeleton. MakeHuman rig files carry no deform flag (MPFB creates every bone
+/// with Blender's default use_deform = true), so a bone deforms when the bound weights give it a
+/// weight > 0 on some vertex of the mesh (helpers and joint cubes included, so the skeleton does
+/// not depend on --keep-helpers). Shipped rigs lose Root (game_engine*, mixamo_unity) and the
+/// small toes (openpose). Every kept bone's parent is its nearest kept ancestor. A single root:
+/// kept bones that would become several roots of one tree get their lowest common ancestor back
+/// (a non-deforming bone that holds them together); when the kept bones lie in several trees of
+/// the rig (openpose: LHip, MidHip, RHip), the top bones of the smaller trees become children of
+/// the top bone of the tree with the most kept bones (the first such tree on a tie). Output order
+/// is depth-first, children in skeleton order, so parents come first and a selection that
+/// changes no tree keeps the skeleton's order. Errors (kUsage): no bone carries weight.
+[[nodiscard]] Expected<BoneSelection> selectDeformBones(std::span<const int> parents, const Skin& skin);
+
 /// Builds the model from a mesh and a skeleton. `positions` (rig frame, 3 per mesh vertex) and
 /// `bind` (armature-space bone matrices, one per bone) default to the rest data; pass posed ones
 /// to make a pose the bind pose. `normals` (3 per mesh vertex, rig frame) default to the OBJ's own
 /// per-corner normals, else angle-weighted vertex normals of `positions`. `groups` (optional) tell
-/// which vertices are helpers and joint cubes.
+/// which vertices are helpers and joint cubes. With options.deform_only the skeleton is
+/// selectDeformBones' (bind_global unchanged, bind_local relative to the new parent, the skin's
+/// bone indices remapped); otherwise every bone in skeleton order.
 [[nodiscard]] Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleton, const Skin* skin,
                                                      const VertexGroups* groups, const ExportOptions& options,
                                                      std::span<const float> positions = {},

@@ -117,7 +117,8 @@ std::size_t limitInfluences(const Skin& skin, int k, std::span<std::uint16_t> bo
                             double* dropped_weight = nullptr);
 
 /// Quantised variant: weights as unsigned integers of `bits` (8 or 16) that sum to exactly
-/// 2^bits - 1 per weighted vertex (the rounding error goes to the heaviest influence); a vertex
+/// 2^bits - 1 per weighted vertex (largest remainders: each rounded down, the missing units to the
+/// largest fractional parts, earlier slot on a tie, so heaviest-first order is kept); a vertex
 /// whose K weights are all 0 stays 0. `weights` holds K per vertex (limitInfluences' output);
 /// they are renormalised by their sum first. Invalid k/bits or a short `out`: nothing is written.
 void quantizeInfluences(std::span<const float> weights, int k, int bits, std::span<std::uint16_t> out);

@@ -28,7 +28,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   // The bind pose: rest, or a pose applied as rest (body, normals and skeleton together).
   const Mesh* mesh = &c.mesh;
   Mesh posed_mesh;
-  std::vector<Eigen::Matrix4d> bind = c.fit.skeleton.rest;
+  std::vector<Eigen::Matrix4d> bind;  // empty: the rest pose (no copy)
   if (pose_request.any()) {
     Pose pose;
     std::vector<PoseWarning> pw;
@@ -42,13 +42,21 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     bind = std::move(posed.pose_matrices);
     mesh = &posed_mesh;
   }
-  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers}, mesh->positions, bind);
+  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers, .deform_only = o.deform_only}, mesh->positions, bind);
   if (!model) return model.error();
 
   Json& report = out.report = Json::object();
   report.set("format", format);
   report.set("rig", c.rig_name);
   report.set("joints", static_cast<std::int64_t>(model->names.size()));
+  if (o.deform_only) {
+    Json removed = Json::array();
+    std::vector<std::uint8_t> kept(c.fit.skeleton.size(), 0);
+    for (int b : model->source_bones) kept[static_cast<std::size_t>(b)] = 1;
+    for (std::size_t b = 0; b < kept.size(); ++b)
+      if (!kept[b]) removed.push(c.fit.skeleton.names[b]);
+    report.set("removed_bones", std::move(removed));
+  }
   report.set("vertices", static_cast<std::int64_t>(model->vertexCount()));
   report.set("triangles", static_cast<std::int64_t>(model->triangles.size() / 3));
   std::size_t unweighted = 0;

@@ -164,11 +164,12 @@ Status parsePose(const Checker& ck, const Json& v, PoseRequest& pose) {
 }
 
 Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) {
-  RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "compress", "embed"}));
+  RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "deform_only", "compress", "embed"}));
   if (const Json* x = v.find("influences")) RIGFIT_TRY(ck.choice(*x, "export.influences", {4, 8}, o.influences));
   if (const Json* x = v.find("quantize")) RIGFIT_TRY(ck.boolean(*x, "export.quantize", o.quantize));
   if (const Json* x = v.find("weight_bits")) RIGFIT_TRY(ck.choice(*x, "export.weight_bits", {8, 16}, o.weight_bits));
   if (const Json* x = v.find("keep_helpers")) RIGFIT_TRY(ck.boolean(*x, "export.keep_helpers", o.keep_helpers));
+  if (const Json* x = v.find("deform_only")) RIGFIT_TRY(ck.boolean(*x, "export.deform_only", o.deform_only));
   if (const Json* x = v.find("compress")) RIGFIT_TRY(ck.boolean(*x, "export.compress", o.compress));
   if (const Json* x = v.find("embed")) RIGFIT_TRY(ck.boolean(*x, "export.embed", o.embed));
   const bool gltf = o.format == "glb" || o.format == "gltf";

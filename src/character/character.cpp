@@ -106,9 +106,9 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   const std::size_t n = c.mesh.vertexCount();
   auto fromSource = [&data, n](std::string rel, std::string label) {
     return [&data, n, rel = std::move(rel), label = std::move(label)]() -> Expected<WeightsFile> {
-      auto text = data.read(rel);
+      auto text = data.view(rel);  // mapped, not copied
       if (!text) return text.error();
-      return parseWeights(*text, label, n);
+      return parseWeights(text->text(), label, n);
     };
   };
   auto fromFile = [n](std::string path) { return [n, path = std::move(path)] { return readWeights(path, n); }; };

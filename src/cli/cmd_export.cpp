@@ -13,7 +13,7 @@ struct ExportArgs {
   PoseRequest pose;
   bool apply_pose_as_rest = false;
   std::string out, format, report;
-  bool embed = false, quantize = false, keep_helpers = false, compress = false;
+  bool embed = false, quantize = false, keep_helpers = false, compress = false, deform_only = false;
   int influences = 4;
   int weight_bits = 8;
 };
@@ -25,6 +25,7 @@ int runExport(const ExportArgs& a) {
                                  .quantize = a.quantize,
                                  .weight_bits = a.weight_bits,
                                  .keep_helpers = a.keep_helpers,
+                                 .deform_only = a.deform_only,
                                  .compress = a.compress};
   if (options.format.empty())
     return reportError(makeError(ErrorCode::kUsage, a.out + ": cannot tell the format from the extension; use .glb, .gltf, .g4tf or .g4b, or --format"));
@@ -64,6 +65,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--influences", args->influences, "glTF influences per vertex")->check(CLI::IsMember({4, 8}));
   cmd->add_flag("--quantize", args->quantize, "glTF: weights as normalised unsigned integers that sum exactly to 1");
   cmd->add_option("--weight-bits", args->weight_bits, "bits of quantised weights")->check(CLI::IsMember({8, 16}));
+  cmd->add_flag("--deform-only", args->deform_only, "keep only bones that carry weight, re-parented across removed ones, one root");
   cmd->add_flag("--keep-helpers", args->keep_helpers, "keep helper geometry and joint cubes");
   cmd->add_flag("--compress", args->compress, ".g4b: Zstandard-compress the JSON and buffer chunks");
   cmd->add_option("--report", args->report, "write a JSON report: joints, vertices, influences dropped, warnings");

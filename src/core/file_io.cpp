@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +35,60 @@ Expected<std::string> readFile(const std::string& path, std::size_t padding) {
       return makeError(ErrorCode::kIo, path + ": read failed at byte " + std::to_string(done));
     }
     done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  return out;
+}
+
+FileText FileText::borrowed(std::string_view bytes) {
+  FileText f;
+  f.view_ = bytes;
+  return f;
+}
+
+FileText::FileText(FileText&& other) noexcept : map_(other.map_), map_size_(other.map_size_), view_(other.view_) {
+  other.map_ = nullptr;
+  other.map_size_ = 0;
+  other.view_ = {};
+}
+
+FileText& FileText::operator=(FileText&& other) noexcept {
+  if (this != &other) {
+    if (map_) ::munmap(map_, map_size_);
+    map_ = other.map_;
+    map_size_ = other.map_size_;
+    view_ = other.view_;
+    other.map_ = nullptr;
+    other.map_size_ = 0;
+    other.view_ = {};
+  }
+  return *this;
+}
+
+FileText::~FileText() {
+  if (map_) ::munmap(map_, map_size_);
+}
+
+Expected<FileText> mapFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return makeError(ErrorCode::kIo, path + ": cannot open: " + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return makeError(ErrorCode::kIo, path + ": not a regular file");
+  }
+  FileText out;
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size > 0) {
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (p == MAP_FAILED) {
+      const int saved = errno;
+      ::close(fd);
+      return makeError(ErrorCode::kIo, path + ": cannot map: " + std::strerror(saved));
+    }
+    out.map_ = p;
+    out.map_size_ = size;
+    out.view_ = std::string_view(static_cast<const char*>(p), size);
   }
   ::close(fd);
   return out;

@@ -58,6 +58,15 @@ Expected<std::string> DataSource::read(std::string_view relative) const {
   return readFile(label(relative), 64);
 }
 
+Expected<FileText> DataSource::view(std::string_view relative) const {
+  if (isBuiltin()) {
+    const detail::EmbeddedFile* f = findEmbedded(relative);
+    if (!f) return makeError(ErrorCode::kIo, label(relative) + ": no such file in the built-in demo");
+    return FileText::borrowed(std::string_view(reinterpret_cast<const char*>(f->data), f->size));
+  }
+  return mapFile(label(relative));
+}
+
 std::vector<std::string> DataSource::list(std::string_view dir, std::string_view prefix, std::string_view suffix) const {
   std::vector<std::string> out;
   auto accept = [&](std::string_view name) {
@@ -80,16 +89,16 @@ std::vector<std::string> DataSource::list(std::string_view dir, std::string_view
 
 Expected<Mesh> loadBaseMesh(const DataSource& data, const std::string& mesh_path) {
   if (!mesh_path.empty()) return readObj(mesh_path);
-  auto text = data.read("3dobjs/base.obj");
-  if (!text) return text.error();
-  return parseObj(*text, data.label("3dobjs/base.obj"));
+  auto file = data.view("3dobjs/base.obj");
+  if (!file) return file.error();
+  return parseObj(file->text(), data.label("3dobjs/base.obj"));
 }
 
 Expected<VertexGroups> loadVertexGroups(const DataSource& data, std::size_t vertex_count) {
   const char* rel = "mesh_metadata/basemesh_vertex_groups.json";
-  auto text = data.read(rel);
-  if (!text) return text.error();
-  auto json = parseJson(*text, data.label(rel));
+  auto file = data.view(rel);
+  if (!file) return file.error();
+  auto json = parseJson(file->text(), data.label(rel));
   if (!json) return json.error();
   return vertexGroupsFromJson(*json, data.label(rel), vertex_count);
 }

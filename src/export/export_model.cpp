@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -44,7 +43,11 @@ std::string uniqueName(std::vector<std::string>& taken, const std::string& name)
   return candidate;
 }
 
-void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out) {
+namespace {
+
+// Angle-weighted normals; faces whose vertices are all `skip`ped are left out (the normals of
+// the other vertices do not depend on them).
+void angleWeightedNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out, const std::uint8_t* skip) {
   std::fill(out.begin(), out.end(), 0.0f);
   std::vector<double> acc(positions.size(), 0.0);
   auto P = [&](std::uint32_t v) {
@@ -53,6 +56,11 @@ void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span
   for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
     const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
     const std::uint32_t n = b - a;
+    if (skip) {
+      bool all = true;
+      for (std::uint32_t k = a; k < b && all; ++k) all = skip[mesh.corner_vertices[k]] != 0;
+      if (all) continue;
+    }
     // Newell's method: robust for non-planar quads.
     Eigen::Vector3d fn = Eigen::Vector3d::Zero();
     for (std::uint32_t k = 0; k < n; ++k) {
@@ -82,7 +90,19 @@ void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span
   }
 }
 
+}  // namespace
+
+void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out) {
+  angleWeightedNormals(mesh, positions, out, nullptr);
+}
+
 namespace {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+struct CornerKey {
+  std::int32_t uv, n;
+};
 
 std::vector<std::uint8_t> helperMask(const VertexGroups* groups, std::size_t n) {
   std::vector<std::uint8_t> helper(n, 0);
@@ -97,18 +117,6 @@ std::vector<std::uint8_t> helperMask(const VertexGroups* groups, std::size_t n) 
   }
   return helper;
 }
-
-struct CornerKey {
-  std::uint32_t v;
-  std::int32_t uv, n;
-  bool operator==(const CornerKey&) const = default;
-};
-struct CornerHash {
-  std::size_t operator()(const CornerKey& k) const {
-    return (static_cast<std::size_t>(k.v) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::size_t>(static_cast<std::uint32_t>(k.uv)) << 21) ^
-           static_cast<std::size_t>(static_cast<std::uint32_t>(k.n));
-  }
-};
 
 }  // namespace
 
@@ -128,15 +136,29 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
   const Eigen::Matrix4d c = rigToExportFrame();
   const Eigen::Matrix3d c3 = c.topLeftCorner<3, 3>();
 
-  // Skeleton.
-  const std::size_t nb = skeleton.size();
+  // Skeleton: every bone, or the deforming ones re-parented (globals kept, locals recomputed).
+  BoneSelection selection;
+  if (options.deform_only) {
+    if (!skin) return makeError(ErrorCode::kUsage, "export: --deform-only needs weights to tell deforming bones");
+    auto s = selectDeformBones(skeleton.parents, *skin);
+    if (!s) return s.error();
+    selection = std::move(*s);
+  } else {
+    for (std::size_t i = 0; i < skeleton.size(); ++i) selection.bones.push_back(static_cast<int>(i));
+    selection.parents = skeleton.parents;
+  }
+  const std::size_t nb = selection.bones.size();
+  std::vector<int> new_index(skeleton.size(), -1);
   std::vector<std::string> taken;
-  for (std::size_t i = 0; i < nb; ++i) {
+  for (std::size_t k = 0; k < nb; ++k) {
+    const auto i = static_cast<std::size_t>(selection.bones[k]);
+    new_index[i] = static_cast<int>(k);
+    m.source_bones.push_back(static_cast<int>(i));
     m.source_names.push_back(skeleton.names[i]);
     m.names.push_back(uniqueName(taken, exportName(skeleton.names[i])));
-    m.parents.push_back(skeleton.parents[i]);
+    const int p = selection.parents[k];
+    m.parents.push_back(p);
     m.bind_global.push_back(c * bind[i]);
-    const int p = skeleton.parents[i];
     m.bind_local.push_back(p < 0 ? m.bind_global.back() : Eigen::Matrix4d(m.bind_global[static_cast<std::size_t>(p)].inverse() * m.bind_global.back()));
     m.lengths.push_back(skeleton.lengths[i]);
     m.rolls.push_back(skeleton.rolls[i]);
@@ -145,18 +167,31 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
   }
 
   // Normals in the rig frame: given, else per-corner OBJ normals, else computed.
+  const std::vector<std::uint8_t> helper = options.keep_helpers ? std::vector<std::uint8_t>(nv, 0) : helperMask(groups, nv);
   std::vector<float> computed;
   const bool corner_normals = normals.empty() && !mesh.normals.empty();
   if (normals.empty() && !corner_normals) {
     computed.resize(3 * nv);
-    vertexNormals(mesh, positions, computed);
+    angleWeightedNormals(mesh, positions, computed, helper.data());  // helpers' own normals are not exported
     normals = computed;
   }
-  const std::vector<std::uint8_t> helper = options.keep_helpers ? std::vector<std::uint8_t>(nv, 0) : helperMask(groups, nv);
   const bool has_uv = !mesh.uvs.empty();
 
-  std::unordered_map<CornerKey, std::uint32_t, CornerHash> index;
-  index.reserve(mesh.corner_vertices.size());
+  // Export vertices per (vertex, UV, normal) corner key, found through a chain per source vertex
+  // (first_of[v], then next_of[e]): chains are one to four long on MakeHuman meshes.
+  std::vector<std::uint32_t> first_of(nv, kNone), next_of;
+  std::vector<std::int32_t> key_uv, key_n;
+  const std::size_t corners_guess = mesh.corner_vertices.size();
+  next_of.reserve(nv + nv / 4);
+  key_uv.reserve(nv + nv / 4);
+  key_n.reserve(nv + nv / 4);
+  m.source_vertex.reserve(nv + nv / 4);
+  m.positions.reserve(3 * (nv + nv / 4));
+  m.normals.reserve(3 * (nv + nv / 4));
+  if (has_uv) m.uvs.reserve(2 * (nv + nv / 4));
+  m.polygon_corners.reserve(corners_guess);
+  m.polygon_offsets.reserve(mesh.faceCount() + 1);
+  m.triangles.reserve(3 * (corners_guess - std::min(corners_guess, 2 * mesh.faceCount())));
   m.polygon_offsets.push_back(0);
   for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
     const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
@@ -164,10 +199,18 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
     for (std::uint32_t k = a; k < b; ++k) keep = keep && !helper[mesh.corner_vertices[k]];
     if (!keep) continue;
     for (std::uint32_t k = a; k < b; ++k) {
-      const CornerKey key{mesh.corner_vertices[k], has_uv ? mesh.corner_uvs[k] : -1, corner_normals ? mesh.corner_normals[k] : -1};
-      auto [it, added] = index.emplace(key, static_cast<std::uint32_t>(m.source_vertex.size()));
+      const std::uint32_t v = mesh.corner_vertices[k];
+      const std::int32_t kuv = has_uv ? mesh.corner_uvs[k] : -1, kn = corner_normals ? mesh.corner_normals[k] : -1;
+      std::uint32_t* link = &first_of[v];
+      while (*link != kNone && (key_uv[*link] != kuv || key_n[*link] != kn)) link = &next_of[*link];
+      const bool added = *link == kNone;
+      if (added) *link = static_cast<std::uint32_t>(m.source_vertex.size());
+      const std::uint32_t e = *link;  // (next_of may grow below)
       if (added) {
-        const std::uint32_t v = key.v;
+        next_of.push_back(kNone);
+        key_uv.push_back(kuv);
+        key_n.push_back(kn);
+        const CornerKey key{kuv, kn};
         m.source_vertex.push_back(v);
         const Eigen::Vector3d p = c3 * Eigen::Vector3d(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]);
         Eigen::Vector3d n;
@@ -190,7 +233,7 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
           m.uvs.push_back(key.uv >= 0 ? mesh.uvs[2 * t + 1] : 0.0f);
         }
       }
-      m.polygon_corners.push_back(it->second);
+      m.polygon_corners.push_back(e);
     }
     m.polygon_offsets.push_back(static_cast<std::uint32_t>(m.polygon_corners.size()));
     const std::uint32_t first = m.polygon_offsets[m.polygon_offsets.size() - 2];
@@ -204,11 +247,13 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
   if (skin) {
     Skin& s = m.skin;
     s.vertex_count = m.source_vertex.size();
-    s.bone_count = skin->bone_count;
+    s.bone_count = options.deform_only ? nb : skin->bone_count;
     s.offsets.assign(1, 0);
     for (std::uint32_t v : m.source_vertex) {
       for (std::uint32_t k = skin->offsets[v]; k < skin->offsets[v + 1]; ++k) {
-        s.bones.push_back(skin->bones[k]);
+        const int b = skin->bones[k] < new_index.size() ? new_index[skin->bones[k]] : -1;
+        if (b < 0) continue;  // a removed bone: it carries no weight
+        s.bones.push_back(static_cast<std::uint16_t>(b));
         s.weights.push_back(skin->weights[k]);
       }
       s.offsets.push_back(static_cast<std::uint32_t>(s.bones.size()));

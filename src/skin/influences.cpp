@@ -100,14 +100,31 @@ void quantizeInfluences(std::span<const float> weights, int k, int bits, std::sp
       std::fill(q, q + kk, std::uint16_t{0});
       continue;
     }
+    // Largest remainders: round every weight down, then give the units still missing to the
+    // largest fractional parts (the earlier slot on a tie). The sum is exact, and weights given
+    // heaviest first stay in that order (a larger weight never gets the smaller value), which
+    // putting the whole rounding error on the heaviest would not guarantee.
     std::int64_t total = 0;
     std::int64_t values[8];
+    double fraction[8];
     for (std::size_t i = 0; i < kk; ++i) {
-      values[i] = w[i] > 0.0f ? std::llround(static_cast<double>(w[i]) / sum * static_cast<double>(full)) : 0;
+      values[i] = 0;
+      fraction[i] = -1.0;
+      if (w[i] > 0.0f) {
+        const double x = static_cast<double>(w[i]) / sum * static_cast<double>(full);
+        values[i] = static_cast<std::int64_t>(std::floor(x));
+        fraction[i] = x - static_cast<double>(values[i]);
+      }
       total += values[i];
     }
-    // The rounding error (at most k/2 units) goes to the heaviest influence.
-    values[heaviest] = std::clamp<std::int64_t>(values[heaviest] + (full - total), 0, full);
+    for (std::int64_t left = full - total; left > 0; --left) {
+      std::size_t best = kk;
+      for (std::size_t i = 0; i < kk; ++i)
+        if (fraction[i] >= 0.0 && (best == kk || fraction[i] > fraction[best])) best = i;
+      if (best == kk) best = heaviest;  // (cannot happen: each weight lost less than one unit)
+      ++values[best];
+      fraction[best] = -1.0;
+    }
     for (std::size_t i = 0; i < kk; ++i) q[i] = static_cast<std::uint16_t>(values[i]);
   }
 }

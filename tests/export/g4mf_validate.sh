@@ -12,6 +12,13 @@ for rig in cmu_mb game_engine game_engine_with_breast mixamo mixamo_unity openpo
   "$RIGFIT" export --data "$DATA" --rig "$rig" --out "$TMP/$rig.z.g4b" --compress --macro gender=1,weight=0.9 --ground
   files+=("$TMP/$rig.g4tf" "$TMP/$rig.g4b" "$TMP/$rig.z.g4b")
 done
+# --deform-only (see gltf_validate.sh): fewer bones, re-parented, one root.
+python3 "$SRC/tests/export/map_weights.py" "$DATA" default "$TMP/w.default.json"
+python3 "$SRC/tests/export/map_weights.py" "$DATA" rigify "$TMP/w.rigify.json"
+"$RIGFIT" export --data "$DATA" --rig openpose --deform-only --out "$TMP/openpose.deform.g4tf"
+"$RIGFIT" export --data "$DATA" --rig default --weights "$TMP/w.default.json" --deform-only --out "$TMP/default.deform.g4b"
+"$RIGFIT" export --data "$DATA" --rig rigify.human --weights "$TMP/w.rigify.json" --deform-only --out "$TMP/rigify.deform.g4tf"
+files+=("$TMP/openpose.deform.g4tf" "$TMP/default.deform.g4b" "$TMP/rigify.deform.g4tf")
 "$RIGFIT" validate --quiet "${files[@]}"
 bash "$SRC/tools/g4mf/check.sh" "${files[@]}"
 echo "${#files[@]} passed, 0 failed"

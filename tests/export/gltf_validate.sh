@@ -20,5 +20,21 @@ done
 "$RIGFIT" export --out "$TMP/demo.glb"
 "$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/posed.glb" --pose game_engine_fk/t-pose.json --apply-pose-as-rest
 files+=("$TMP/separate.gltf" "$TMP/embedded.gltf" "$TMP/demo.glb" "$TMP/posed.glb")
+# --deform-only: rigs that lose bones (Root; openpose's small toes and its three root trees), and
+# default / Rigify with game_engine's weights renamed to their bones (their own weights are not in
+# the data folder), where many bones carry no weight. The report's joint count is checked too.
+python3 "$SRC/tests/export/map_weights.py" "$DATA" default "$TMP/w.default.json"
+python3 "$SRC/tests/export/map_weights.py" "$DATA" rigify "$TMP/w.rigify.json"
+deform() {  # deform NAME JOINTS ARGS...
+  local name=$1 joints=$2
+  shift 2
+  "$RIGFIT" export --data "$DATA" "$@" --deform-only --out "$TMP/$name.deform.glb" --report "$TMP/$name.report.json"
+  grep -q "\"joints\": $joints," "$TMP/$name.report.json" || { echo "$name: expected $joints joints"; cat "$TMP/$name.report.json"; exit 1; }
+  files+=("$TMP/$name.deform.glb")
+}
+deform game_engine 52 --rig game_engine --influences 8
+deform openpose 22 --rig openpose --quantize
+deform default 52 --rig default --weights "$TMP/w.default.json"
+deform rigify 52 --rig rigify.human --weights "$TMP/w.rigify.json"
 node "$VALIDATOR" "${files[@]}"
 echo "${#files[@]} passed, 0 failed"

@@ -43,6 +43,7 @@ class BufferBuilder {
   }
   Json& lastAccessor() { return accessors_.items().back(); }
   std::string& bin() { return bin_; }
+  void reserve(std::size_t bytes) { bin_.reserve(bytes); }
   Json views_ = Json::array(), accessors_ = Json::array();
 
  private:
@@ -105,6 +106,9 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   if (nv == 0) return makeError(ErrorCode::kUsage, "glTF: the mesh has no vertices");
 
   BufferBuilder b;
+  // Every stream, each padded to 4: positions, normals, UVs, joints (up to 2 bytes) and weights
+  // (up to 4 bytes) per influence, indices, inverse bind matrices.
+  b.reserve(nv * (12 + 12 + 8 + 6 * static_cast<std::size_t>(k)) + 4 * model.triangles.size() + 64 * nb + 64);
   // Vertex streams.
   const int pos_view = addStream(b, model.positions, kArrayBuffer);
   const int pos_acc = b.accessor(pos_view, kFloat, nv, "VEC3");
