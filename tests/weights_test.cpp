@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rigfit/character.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/fit.hpp"
 #include "rigfit/number_format.hpp"
@@ -785,6 +786,29 @@ TEST_F(SkinBind, RigifyExtraBonesAreReportedApart) {
   EXPECT_EQ(skin->weights[skin->offsets[0]], 0.75f);
   EXPECT_EQ(skin->influenceCount(1), 0u);
   EXPECT_EQ(skin->influenceCount(2), 0u);
+}
+
+// loadCharacter parses the weights before the body's vertex count is known: an index beyond the
+// mesh is still reported as a checked parse reports it, for a group the rig does not use as well.
+TEST(CharacterWeights, IndexBeyondTheMeshNamesTheEntry) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const std::string path = ::testing::TempDir() + "rigfit_beyond.json";
+  for (const char* group : {"thigh_l", "no_bone"}) {
+    {
+      FILE* f = std::fopen(path.c_str(), "wb");
+      ASSERT_NE(f, nullptr);
+      std::fprintf(f, R"({"weights": {"%s": [[0, 0.5], [19158, 0.5]]}})", group);
+      std::fclose(f);
+    }
+    CharacterOptions o;
+    o.rig = "game_engine";
+    o.weights = path;
+    auto c = loadCharacter(DataSource::folder(test::sharedData()), o);
+    ASSERT_FALSE(c.ok()) << group;
+    EXPECT_EQ(c.error().code, ErrorCode::kRange);
+    EXPECT_EQ(c.error().message, path + ": weights[\"" + group + "\"][1][0]: vertex index 19158 is out of range for a mesh of 19158 vertices");
+  }
+  std::remove(path.c_str());
 }
 
 TEST_F(SkinBind, VertexBeyondTheMeshIsAnError) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <memory>
 
 namespace rigfit {
@@ -61,6 +62,56 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   if (!rig) return rig.error();
   c.rig = std::move(*rig);
 
+  // The weights file is chosen now and, unless a batch shares parsed files (WeightsCache), parsed
+  // on a second thread while the body loads and the rig fits. The vertex count is not known yet:
+  // the file is parsed unchecked and, should an index be out of range, parsed again with the
+  // count for the exact error. Errors are reported where they always were, after the fit.
+  std::function<Expected<WeightsFile>(std::size_t)> parse;
+  Error weights_error;
+  bool weights_failed = false, no_weights = options.weights == "none";
+  auto fromSource = [&data](std::string rel, std::string label) {
+    return [&data, rel = std::move(rel), label = std::move(label)](std::size_t n) -> Expected<WeightsFile> {
+      auto text = data.view(rel);  // mapped, not copied
+      if (!text) return text.error();
+      return parseWeights(text->text(), label, n);
+    };
+  };
+  auto fromFile = [](std::string path) { return [path = std::move(path)](std::size_t n) { return readWeights(path, n); }; };
+  if (no_weights) {
+  } else if (options.weights.empty()) {
+    // A rig given as a file has no data-folder weights unless a weights.NAME.json sits beside it.
+    std::string rel = where->in_source ? defaultWeightsPath(data, c.rig_name) : std::string();
+    if (!where->in_source) {
+      const auto beside = std::filesystem::path(where->path).parent_path() / ("weights." + c.rig_name + ".json");
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(beside, ec)) {
+        c.weights_label = beside.string();
+        parse = fromFile(c.weights_label);
+      }
+    }
+    if (!rel.empty()) {
+      c.weights_label = data.label(rel);
+      parse = fromSource(rel, c.weights_label);
+    }
+    no_weights = !parse;  // no weights for this rig (MPFB ships none for some)
+  } else if (options.weights.find('/') != std::string::npos ||
+             (options.weights.size() > 5 && options.weights.compare(options.weights.size() - 5, 5, ".json") == 0)) {
+    c.weights_label = options.weights;
+    parse = fromFile(options.weights);
+  } else {
+    const std::string rel = defaultWeightsPath(data, options.weights);
+    if (rel.empty()) {
+      weights_failed = true;
+      weights_error = makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"");
+    } else {
+      c.weights_label = data.label(rel);
+      parse = fromSource(rel, c.weights_label);
+    }
+  }
+  std::future<Expected<WeightsFile>> early;
+  if (parse && !options.weights_cache) early = std::async(std::launch::async, parse, std::size_t{0});
+
+
   if (options.base && options.mesh.empty()) {
     c.mesh = options.base->mesh;
   } else {
@@ -100,52 +151,24 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   if (!fit) return fit.error();
   c.fit = std::move(*fit);
 
-  if (options.weights == "none") return c;
-  // Which file, and how to parse it; a batch parses each file once (WeightsCache).
-  std::function<Expected<WeightsFile>()> parse;
+  if (no_weights) return c;
+  if (weights_failed) return weights_error;
   const std::size_t n = c.mesh.vertexCount();
-  auto fromSource = [&data, n](std::string rel, std::string label) {
-    return [&data, n, rel = std::move(rel), label = std::move(label)]() -> Expected<WeightsFile> {
-      auto text = data.view(rel);  // mapped, not copied
-      if (!text) return text.error();
-      return parseWeights(text->text(), label, n);
-    };
-  };
-  auto fromFile = [n](std::string path) { return [n, path = std::move(path)] { return readWeights(path, n); }; };
-  if (options.weights.empty()) {
-    // A rig given as a file has no data-folder weights unless a weights.NAME.json sits beside it.
-    std::string rel = where->in_source ? defaultWeightsPath(data, c.rig_name) : std::string();
-    if (!where->in_source) {
-      const auto beside = std::filesystem::path(where->path).parent_path() / ("weights." + c.rig_name + ".json");
-      std::error_code ec;
-      if (std::filesystem::is_regular_file(beside, ec)) {
-        c.weights_label = beside.string();
-        parse = fromFile(c.weights_label);
-      }
-    }
-    if (!rel.empty()) {
-      c.weights_label = data.label(rel);
-      parse = fromSource(rel, c.weights_label);
-    }
-    if (!parse) return c;  // no weights for this rig (MPFB ships none for some)
-  } else if (options.weights.find('/') != std::string::npos ||
-             (options.weights.size() > 5 && options.weights.compare(options.weights.size() - 5, 5, ".json") == 0)) {
-    c.weights_label = options.weights;
-    parse = fromFile(options.weights);
-  } else {
-    const std::string rel = defaultWeightsPath(data, options.weights);
-    if (rel.empty()) return makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"");
-    c.weights_label = data.label(rel);
-    parse = fromSource(rel, c.weights_label);
-  }
   std::shared_ptr<const WeightsFile> file;
   if (options.weights_cache) {
-    auto cached = options.weights_cache->get(c.weights_label, n, parse);
+    auto cached = options.weights_cache->get(c.weights_label, n, [&] { return parse(n); });
     if (!cached) return cached.error();
     file = std::move(*cached);
   } else {
-    auto parsed = parse();
+    auto parsed = early.get();
     if (!parsed) return parsed.error();
+    bool in_range = true;
+    for (const auto& g : parsed->groups)
+      for (std::int64_t v : g.vertices) in_range = in_range && static_cast<std::uint64_t>(v) < n;
+    if (!in_range) {
+      parsed = parse(n);  // names the first index out of range, as a checked parse does
+      if (!parsed) return parsed.error();
+    }
     file = std::make_shared<const WeightsFile>(std::move(*parsed));
   }
   auto skin = bindWeights(*file, c.fit.skeleton, c.rig, c.mesh.vertexCount(), &c.binding);
