@@ -123,6 +123,8 @@ TEST(RigTyped, MutationsAgree) {
       {"\"parent\": \"root\"", "\"parent\": \"ro\\u006ft\""}, {"\"use_connect\": true", "\"use_connect\": 1"},
       {"\"bones\": {", "\"joints\": {}, \"bones\": {"}, {"\"collections\": [\"Bones\"], \"extra", "\"collections\": \"Bones\", \"extra"},
       {"\"vertex_index\": -3", "\"vertex_index\": -3, \"cube_name\": 7"},
+      {"\"roll\": 0.25", "\"roll\": 01.5"}, {"\"roll\": 0.25", "\"roll\": 1."}, {"\"roll\": 0.25", "\"roll\": -0.5e+2"},
+      {"\"roll\": 0.25", "\"roll\": 0.0548587265818475389167"}, {"\"roll\": 0.25", "\"roll\": .5"},
   };
   for (const auto& [from, to] : edits) {
     std::string t = base;

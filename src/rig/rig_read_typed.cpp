@@ -13,6 +13,7 @@
 
 #include <simdjson.h>
 
+#include "core/json_number.hpp"
 #include "rig/rig_read_typed.hpp"
 
 namespace rigfit::detail {
@@ -20,35 +21,6 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?; `integer` = no fraction
-// and no exponent.
-bool jsonNumber(std::string_view s, bool& integer) {
-  std::size_t p = 0;
-  auto digits = [&] {
-    const std::size_t start = p;
-    while (p < s.size() && s[p] >= '0' && s[p] <= '9') ++p;
-    return p - start;
-  };
-  if (p < s.size() && s[p] == '-') ++p;
-  const std::size_t int_start = p;
-  const std::size_t n = digits();
-  if (n == 0 || (n > 1 && s[int_start] == '0')) return false;
-  integer = true;
-  if (p < s.size() && s[p] == '.') {
-    ++p;
-    integer = false;
-    if (digits() == 0) return false;
-  }
-  if (p < s.size() && (s[p] == 'e' || s[p] == 'E')) {
-    ++p;
-    integer = false;
-    if (p < s.size() && (s[p] == '+' || s[p] == '-')) ++p;
-    if (digits() == 0) return false;
-  }
-  // Integers of 19 digits or more may exceed int64 (the full reader turns those into floats or
-  // rejects them): left to it.
-  return p == s.size() && !(integer && n > 18);
-}
 
 // Unique keys, as the full reader requires of every object (keys[from..] are one object's).
 bool uniqueKeys(std::vector<std::string_view>& keys, std::size_t from = 0) {
@@ -77,6 +49,14 @@ bool fieldKey(od::field& f, std::string_view& out) {
     return true;
   }
   return !f.unescaped_key().get(out);
+}
+
+// One field of an object iteration: its key (as fieldKey gives it) and its value.
+bool openField(simdjson::simdjson_result<od::field> result, std::string_view& key, od::value& value) {
+  od::field field;
+  if (std::move(result).get(field) || !fieldKey(field, key)) return false;
+  value = field.value();
+  return true;
 }
 
 template <typename E, std::size_t N>
@@ -109,12 +89,9 @@ class TypedReader {
     std::int64_t version = 0;
     std::vector<std::string_view> keys;
     for (auto result : top) {
-      od::field field;
-      if (std::move(result).get(field)) return false;
       std::string_view key;
       od::value v;
-      if (!fieldKey(field, key)) return false;
-      v = field.value();
+      if (!openField(std::move(result), key, v)) return false;
       keys.push_back(key);
       if (first) bones_layout = key == "bones";
       first = false;
@@ -197,13 +174,10 @@ class TypedReader {
   bool bones(od::object o, RigDefinition& rig) {
     std::vector<std::string_view> names;
     for (auto result : o) {
-      od::field field;
-      if (std::move(result).get(field)) return false;
       std::string_view key;
       od::value v;
       od::object bo;
-      if (!fieldKey(field, key)) return false;
-      v = field.value();
+      if (!openField(std::move(result), key, v)) return false;
       if (v.get_object().get(bo)) return false;
       names.push_back(key);
       if (!bone(key, bo, rig)) return false;
@@ -233,8 +207,7 @@ class TypedReader {
     // 3.6.3): those go through std::from_chars. simdjson checks the grammar of the others.
     const bool zero_int = tok.starts_with("0.") || tok.starts_with("-0.");
     if (zero_int && n > 20) {
-      bool grammar_int = false;
-      if (!jsonNumber(tok, grammar_int)) return false;
+      if (!detail::isJsonNumber(tok)) return false;
       const auto r = std::from_chars(tok.data(), tok.data() + tok.size(), out);
       return r.ec == std::errc() && std::isfinite(out);
     }
@@ -306,12 +279,9 @@ class TypedReader {
         if (v.get_object().get(o)) return false;
         const std::size_t mark = keys_.size();
         for (auto result : o) {
-      od::field field;
-      if (std::move(result).get(field)) return false;
           std::string_view key;
           od::value c;
-          if (!fieldKey(field, key)) return false;
-      c = field.value();
+          if (!openField(std::move(result), key, c)) return false;
           keys_.push_back(key);
           if (!check(c, depth + 1)) return false;
         }
@@ -357,12 +327,9 @@ class TypedReader {
     std::vector<std::string_view> keys;
     std::vector<std::int64_t> indices;
     for (auto result : o) {
-      od::field field;
-      if (std::move(result).get(field)) return false;
       std::string_view key;
       od::value c;
-      if (!fieldKey(field, key)) return false;
-      c = field.value();
+      if (!openField(std::move(result), key, c)) return false;
       keys.push_back(key);
       if (key == "strategy") {
         if (c.get_string().get(strategy)) return false;
@@ -447,12 +414,9 @@ class TypedReader {
     unsigned required = 0;  // bits: head tail roll parent connect local_location inherit_rotation inherit_scale rigify
     std::vector<std::string_view> keys;
     for (auto result : o) {
-      od::field field;
-      if (std::move(result).get(field)) return false;
       std::string_view key;
       od::value v;
-      if (!fieldKey(field, key)) return false;
-      v = field.value();
+      if (!openField(std::move(result), key, v)) return false;
       keys.push_back(key);
       bool ok = true;
       if (key == "head") {
@@ -490,12 +454,9 @@ class TypedReader {
         if (ok) {
           const std::size_t mark = keys_.size();
           for (auto rf : r) {
-            od::field f;
-            if (std::move(rf).get(f)) return false;
             std::string_view k;
             od::value c;
-            if (!fieldKey(f, k)) return false;
-            c = f.value();
+            if (!openField(std::move(rf), k, c)) return false;
             if (!check(c, 3)) return false;
             keys_.push_back(k);
             x.rigify_empty = false;

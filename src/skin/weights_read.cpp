@@ -14,6 +14,7 @@
 #include <simdjson.h>
 
 #include "core/file_io.hpp"
+#include "core/json_number.hpp"
 #include "rigfit/weights.hpp"
 #include "skin/group_path.hpp"
 
@@ -61,29 +62,7 @@ const char* typeName(od::json_type t) {
 
 // weights["name"] with the name escaped as in JSON (quote, backslash, control characters).
 
-// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-bool isJsonNumber(std::string_view s) {
-  std::size_t p = 0;
-  auto digits = [&] {
-    const std::size_t start = p;
-    while (p < s.size() && s[p] >= '0' && s[p] <= '9') ++p;
-    return p - start;
-  };
-  if (p < s.size() && s[p] == '-') ++p;
-  const std::size_t int_start = p;
-  const std::size_t n = digits();
-  if (n == 0 || (n > 1 && s[int_start] == '0')) return false;
-  if (p < s.size() && s[p] == '.') {
-    ++p;
-    if (digits() == 0) return false;
-  }
-  if (p < s.size() && (s[p] == 'e' || s[p] == 'E')) {
-    ++p;
-    if (p < s.size() && (s[p] == '+' || s[p] == '-')) ++p;
-    if (digits() == 0) return false;
-  }
-  return p == s.size();
-}
+using detail::isJsonNumber;
 
 // A number token (already validated by simdjson, so followed by more text) written without a
 // fraction or an exponent.
