@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,21 @@ inline void bindRenamedWeights(const std::string& data_dir, Character& c, bool r
   ASSERT_TRUE(c.binding.unmapped.empty());
   c.skin = std::move(*skin);
   c.has_skin = true;
+}
+
+/// A shipped rig's character on the base mesh, skinned with its own weights, or (renamed: 1 for
+/// default's, 2 for Rigify's bones) with game_engine's weights renamed to its bones. Check
+/// HasFatalFailure() after the call.
+inline void loadSkinnedCharacter(const DataSource& data, const std::string& data_dir, const char* rig, int renamed,
+                                 std::optional<Character>& out) {
+  CharacterOptions o;
+  o.rig = rig;
+  if (renamed) o.weights = "none";
+  auto c = loadCharacter(data, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  out = std::move(*c);
+  if (renamed) bindRenamedWeights(data_dir, *out, renamed == 2);
+  ASSERT_TRUE(out->has_skin);
 }
 
 /// The glTF bytes `rigfit export --out x.glb [--influences K] [--quantize --weight-bits B]` writes

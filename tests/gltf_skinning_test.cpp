@@ -45,12 +45,9 @@ class GltfSkinning : public ::testing::TestWithParam<Case> {};
 TEST_P(GltfSkinning, PosedGlbMatchesRigfitWithinTenMicrometres) {
   RIGFIT_REQUIRE_SHARED_DATA();
   const DataSource data = DataSource::folder(test::sharedData());
-  CharacterOptions o;
-  o.rig = GetParam().rig;
-  if (GetParam().renamed) o.weights = "none";
-  auto c = loadCharacter(data, o);
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  if (GetParam().renamed) test::bindRenamedWeights(test::sharedData(), *c, GetParam().renamed == 2);
+  std::optional<Character> c;
+  test::loadSkinnedCharacter(data, test::sharedData(), GetParam().rig, GetParam().renamed, c);
+  if (HasFatalFailure()) return;
   const Skeleton& sk = c->fit.skeleton;
   const Pose pose = test::testPose(data, *c, GetParam().pose_file);
   PosedMesh posed;
