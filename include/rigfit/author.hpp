@@ -267,6 +267,8 @@ class RigEditor {
   const EndDef& def(End e) const { return e.head ? rig_.bones[e.bone].head : rig_.bones[e.bone].tail; }
   Eigen::Vector3d& pos(End e) { return e.head ? heads_[e.bone] : tails_[e.bone]; }
   double relativeScale() const;
+  /// `s` (default position aside) on `e` and its ends linked by location or strategy, locked.
+  void assignLocked(End e, const EndDef& s);
 
   RigDefinition rig_;
   const PositionInfo* info_;

@@ -171,6 +171,11 @@ Status RigEditor::setVertices(End e, std::span<const std::int64_t> indices) {
     s.vertex_indices.assign(indices.begin(), indices.end());
     std::sort(s.vertex_indices.begin(), s.vertex_indices.end());
   }
+  assignLocked(e, s);
+  return {};
+}
+
+void RigEditor::assignLocked(End e, const EndDef& s) {
   for (End o : linked(e, true, true)) {
     EndDef& d = def(o);
     const auto keep_default = d.default_position;
@@ -178,7 +183,6 @@ Status RigEditor::setVertices(End e, std::span<const std::int64_t> indices) {
     d.default_position = keep_default;
     setLock(o, true);
   }
-  return {};
 }
 
 Status RigEditor::setCube(End e, std::string_view cube_name) {
@@ -187,13 +191,7 @@ Status RigEditor::setCube(End e, std::string_view cube_name) {
   EndDef s;
   s.strategy = Strategy::kCube;
   s.cube_name = cube_name;
-  for (End o : linked(e, true, true)) {
-    EndDef& d = def(o);
-    const auto keep_default = d.default_position;
-    d = s;
-    d.default_position = keep_default;
-    setLock(o, true);
-  }
+  assignLocked(e, s);
   return {};
 }
 

@@ -14,7 +14,10 @@
 
 namespace rigfit {
 
-Expected<std::string> readFile(const std::string& path, std::size_t padding) {
+namespace {
+
+// Opens `path` for reading; it must be a regular file. `size` receives its length.
+Expected<int> openRegular(const std::string& path, std::size_t& size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return makeError(ErrorCode::kIo, path + ": cannot open: " + std::strerror(errno));
   struct stat st{};
@@ -22,8 +25,18 @@ Expected<std::string> readFile(const std::string& path, std::size_t padding) {
     ::close(fd);
     return makeError(ErrorCode::kIo, path + ": not a regular file");
   }
+  size = static_cast<std::size_t>(st.st_size);
+  return fd;
+}
+
+}  // namespace
+
+Expected<std::string> readFile(const std::string& path, std::size_t padding) {
+  std::size_t size = 0;
+  auto opened = openRegular(path, size);
+  if (!opened) return opened.error();
+  const int fd = *opened;
   std::string out;
-  const auto size = static_cast<std::size_t>(st.st_size);
   out.reserve(size + padding);
   out.resize(size);
   std::size_t done = 0;
@@ -70,15 +83,11 @@ FileText::~FileText() {
 }
 
 Expected<FileText> mapFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return makeError(ErrorCode::kIo, path + ": cannot open: " + std::strerror(errno));
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return makeError(ErrorCode::kIo, path + ": not a regular file");
-  }
+  std::size_t size = 0;
+  auto opened = openRegular(path, size);
+  if (!opened) return opened.error();
+  const int fd = *opened;
   FileText out;
-  const auto size = static_cast<std::size_t>(st.st_size);
   if (size > 0) {
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (p == MAP_FAILED) {
