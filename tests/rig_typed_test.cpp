@@ -1,6 +1,7 @@
 // RigParse::kTyped must agree with the full reader: same acceptance, same typed fields, same
 // errors, and the same bytes when saved.
 #include <filesystem>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -145,6 +146,33 @@ TEST(RigTyped, MutationsAgree) {
   ASSERT_TRUE(typed.ok());
   EXPECT_EQ(typed->bones[0].collections, (std::vector<std::string>{"Bones", "Layer 3", "Layer 32"}));
   EXPECT_EQ(typed->collections, (std::vector<std::string>{"Bones", "Layer 3", "Layer 32"}));
+}
+
+// Decimals of every length (leading zeros, up to 25 decimals, near 2^53) read bit for bit as the
+// full reader reads them (simdjson's DOM parser, correctly rounded).
+TEST(RigTyped, DecimalsAgreeBitForBit) {
+  std::mt19937_64 rng(7);
+  std::string text = "{\"bones\": {";
+  for (int b = 0; b < 400; ++b) {
+    auto decimal = [&] {
+      std::string s = (rng() & 1) ? "-" : "";
+      const int int_digits = static_cast<int>(rng() % 4);
+      s += int_digits == 0 ? "0" : std::to_string(1 + rng() % 9) + std::string(static_cast<std::size_t>(int_digits - 1), static_cast<char>('0' + rng() % 10));
+      s += ".";
+      const int zeros = static_cast<int>(rng() % 6), frac = 1 + static_cast<int>(rng() % 20);
+      s += std::string(static_cast<std::size_t>(zeros), '0');
+      for (int k = 0; k < frac; ++k) s += static_cast<char>('0' + rng() % 10);
+      return s;
+    };
+    if (b) text += ", ";
+    text += "\"b" + std::to_string(b) + "\": {\"head\": {\"strategy\": \"DEFAULT\", \"default_position\": [" + decimal() + ", " +
+            decimal() + ", " + decimal() + "]}, \"tail\": {\"strategy\": \"DEFAULT\", \"default_position\": [" + decimal() +
+            ", 9007199254740993.5, 0.9007199254740993]}, \"roll\": " + decimal() +
+            ", \"parent\": \"\", \"use_connect\": false, \"use_local_location\": true, \"use_inherit_rotation\": true, "
+            "\"inherit_scale\": \"FULL\", \"rigify\": {}}";
+  }
+  text += "}, \"version\": 110}";
+  EXPECT_TRUE(agree(text, "decimals.json"));
 }
 
 }  // namespace

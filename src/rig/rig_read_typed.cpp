@@ -188,6 +188,10 @@ class TypedReader {
   // A number token (int or float) as a finite double; `integer`: written without '.' or exponent.
   static bool number(od::value& v, double& out, bool* integer = nullptr) {
     const std::string_view raw = v.raw_json_token();
+    if (fastDecimal(raw, out)) {
+      if (integer) *integer = false;
+      return true;
+    }
     std::size_t n = 0;
     bool is_int = true;
     for (; n < raw.size(); ++n) {
@@ -212,6 +216,38 @@ class TypedReader {
       return r.ec == std::errc() && std::isfinite(out);
     }
     return !v.get_double().get(out) && std::isfinite(out);
+  }
+
+  // A plain decimal (-?(0|[1-9][0-9]*).[0-9]+, no exponent) whose digits form m <= 2^53 with at
+  // most 22 decimals is m / 10^k, both exact doubles: one correctly rounded division, the double
+  // std::from_chars and simdjson give (Clinger's fast path). False: not such a token.
+  static bool fastDecimal(std::string_view raw, double& out) {
+    const char* p = raw.data();
+    const char* e = p + raw.size();
+    const bool neg = p < e && *p == '-';
+    if (neg) ++p;
+    const char* int_start = p;
+    std::uint64_t m = 0;
+    int significant = 0;  // digits from the first non-zero one: 19 cannot overflow m
+    auto digits = [&] {
+      while (p < e && static_cast<unsigned>(*p - '0') <= 9u) {
+        m = m * 10 + static_cast<unsigned>(*p++ - '0');
+        significant += m != 0;
+      }
+    };
+    digits();
+    const std::ptrdiff_t int_digits = p - int_start;
+    if (int_digits == 0 || (int_digits > 1 && *int_start == '0') || p >= e || *p != '.') return false;
+    const char* frac_start = ++p;
+    digits();
+    const std::ptrdiff_t frac = p - frac_start;
+    if (frac == 0 || frac > 22 || significant > 19 || m > (std::uint64_t{1} << 53)) return false;
+    if (p < e && !(*p == ',' || *p == ']' || *p == '}' || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) return false;
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const double x = static_cast<double>(m) / kPow10[frac];
+    out = neg ? -x : x;
+    return true;
   }
 
   // An integer token of at most 18 digits (longer ones are left to the full reader).
