@@ -3,7 +3,7 @@
 
 Usage:  python3 demo/check_demo.py [DATA_DIR]
 
-DATA_DIR defaults to demo/data next to this script.  Reads the files
+DATA_DIR defaults to demo/character next to this script.  Reads the files
 independently of make_demo.py, then also regenerates the data into a
 temporary folder and checks that the output is byte-identical.
 Exits non-zero and lists the problems if anything is wrong.
@@ -17,10 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-FILES = ["3dobjs/base.obj",
-         "mesh_metadata/basemesh_vertex_groups.json",
-         "rigs/standard/rig.demo.json",
-         "rigs/standard/weights.demo.json"]
+FILES = ["body.obj", "vertex_groups.json", "rig.demo.json", "weights.demo.json"]
 
 errors = []
 
@@ -140,10 +137,10 @@ def evaluate(end, bverts, groups):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    data = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "data")
+    data = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "character")
 
     # ---------------- mesh ----------------
-    verts, uvs, faces = load_obj(os.path.join(data, "3dobjs", "base.obj"))
+    verts, uvs, faces = load_obj(os.path.join(data, "body.obj"))
     nv = len(verts)
     for g, f in faces:
         if len(f) != 4:
@@ -174,7 +171,7 @@ def main():
             fail("shell with group %s has non-positive volume" % faces[comp[0]][0])
 
     # ---------------- vertex groups ----------------
-    with open(os.path.join(data, "mesh_metadata", "basemesh_vertex_groups.json")) as f:
+    with open(os.path.join(data, "vertex_groups.json")) as f:
         groups = json.load(f)
 
     def members(name):
@@ -236,7 +233,7 @@ def main():
         fail("joint-ground is not at y = -8.1")
 
     # ---------------- rig ----------------
-    with open(os.path.join(data, "rigs", "standard", "rig.demo.json")) as f:
+    with open(os.path.join(data, "rig.demo.json")) as f:
         rig_text = f.read()
     rig = json.loads(rig_text)
     if rig_text.endswith("\n"):
@@ -318,7 +315,7 @@ def main():
         fail("roll strategies: %s" % strat)
 
     # ---------------- weights ----------------
-    with open(os.path.join(data, "rigs", "standard", "weights.demo.json")) as f:
+    with open(os.path.join(data, "weights.demo.json")) as f:
         wj = json.load(f)
     for k, v in (("copyright", "CC0 rigfit demo"),
                  ("description", "Weights for the rigfit demo rig"),
@@ -347,7 +344,7 @@ def main():
             break
 
     # ---------------- determinism ----------------
-    if os.path.abspath(data) == os.path.join(here, "data"):
+    if os.path.abspath(data) == os.path.join(here, "character"):
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run([sys.executable, os.path.join(here, "make_demo.py"), tmp],
                            check=True, stdout=subprocess.DEVNULL)

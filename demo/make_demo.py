@@ -3,14 +3,15 @@
 
 Usage:  python3 demo/make_demo.py [OUTPUT_DIR]
 
-OUTPUT_DIR defaults to demo/data next to this script.  The output is fully
+OUTPUT_DIR defaults to demo/character next to this script.  The output is fully
 deterministic (standard library only, no randomness, fixed float formatting).
 
 Written files (relative to OUTPUT_DIR):
-  3dobjs/base.obj                               body mesh + joint cubes (MakeHuman OBJ frame)
-  mesh_metadata/basemesh_vertex_groups.json     vertex group index ranges
-  rigs/standard/rig.demo.json                   MPFB version 110 rig
-  rigs/standard/weights.demo.json               MPFB weights for that rig
+  body.obj             body mesh + joint cubes (MakeHuman OBJ frame)
+  vertex_groups.json   vertex group index ranges (MPFB's format)
+  rig.demo.json        MPFB version 110 rig
+  weights.demo.json    MPFB weights for that rig
+(the build compiles them into rigfit as a data folder in MPFB's layout: see CMakeLists.txt)
 
 Frames:
   OBJ (MakeHuman): Y up, decimetres, character faces +Z, +X is the character's left.
@@ -559,7 +560,7 @@ def build_weights(m, body_count, rig):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "data")
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "character")
 
     joints = build_joints()
     m, body_count, cubes = build_mesh(joints)
@@ -567,10 +568,10 @@ def main():
     rig = build_rig(m, groups)
     weights = build_weights(m, body_count, rig)
 
-    write_text(os.path.join(out_dir, "3dobjs", "base.obj"), obj_text(m, body_count))
-    write_json(os.path.join(out_dir, "mesh_metadata", "basemesh_vertex_groups.json"), groups)
-    write_json(os.path.join(out_dir, "rigs", "standard", "rig.demo.json"), rig)
-    write_json(os.path.join(out_dir, "rigs", "standard", "weights.demo.json"), weights)
+    write_text(os.path.join(out_dir, "body.obj"), obj_text(m, body_count))
+    write_json(os.path.join(out_dir, "vertex_groups.json"), groups)
+    write_json(os.path.join(out_dir, "rig.demo.json"), rig)
+    write_json(os.path.join(out_dir, "weights.demo.json"), weights)
 
     nfaces = sum(len(f) for _, f in m.groups)
     print("vertices %d (body %d, joint cubes %d), uvs %d, faces %d, bones %d"
