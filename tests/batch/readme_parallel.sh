@@ -8,18 +8,19 @@ RIGFIT=$1 DATA=$2 SRC=$3
 command -v parallel >/dev/null || { echo "GNU parallel missing: run tools/install-deps.sh"; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+RUN=$TMP/run  # the folder the README commands run in; ../shared/data/mpfb beside it
 fail() { echo "FAIL: $*"; exit 1; }
 # The fenced block that follows an HTML marker comment in the README.
 block() { awk -v m="<!-- $1 -->" '$0 == m {f = 1; next} f && /^```/ {if (in_b) exit; in_b = 1; next} in_b' "$SRC/README.md"; }
-mkdir -p "$TMP/work" "$TMP/shared/data"
+mkdir -p "$RUN" "$TMP/shared/data"
 ln -s "$(cd "$DATA" && pwd)" "$TMP/shared/data/mpfb"
-block batch-example-manifest >"$TMP/work/characters.jsonl"
-block batch-parallel-example >"$TMP/work/run.sh"
-[ "$(wc -l <"$TMP/work/characters.jsonl")" -ge 4 ] || fail "no example manifest in the README"
-grep -q '^parallel rigfit batch' "$TMP/work/run.sh" || fail "no parallel command in the README"
-cat "$TMP/work/run.sh"
-(cd "$TMP/work" && PATH="$(dirname "$RIGFIT"):$PATH" bash -euo pipefail run.sh </dev/null)
-python3 - "$TMP/work" <<'PY'
+block batch-example-manifest >"$RUN/characters.jsonl"
+block batch-parallel-example >"$RUN/run.sh"
+[ "$(wc -l <"$RUN/characters.jsonl")" -ge 4 ] || fail "no example manifest in the README"
+grep -q '^parallel rigfit batch' "$RUN/run.sh" || fail "no parallel command in the README"
+cat "$RUN/run.sh"
+(cd "$RUN" && PATH="$(dirname "$RIGFIT"):$PATH" bash -euo pipefail run.sh </dev/null)
+python3 - "$RUN" <<'PY'
 import json, os, sys
 work = sys.argv[1]
 names = [json.loads(l)["name"] for l in open(f"{work}/characters.jsonl") if l.strip()]
@@ -34,5 +35,5 @@ for i in range(4):
 assert sorted(seen) == sorted(names), (seen, names)
 print(len(seen), "characters from 4 shards")
 PY
-for f in "$TMP"/work/out/*.g4b; do "$RIGFIT" validate "$f"; done
+for f in "$RUN"/out/*.g4b; do "$RIGFIT" validate "$f"; done
 echo "ok"
