@@ -48,7 +48,6 @@ import ast
 import json
 import math
 import os
-import runpy
 import struct
 import sys
 import time
@@ -58,7 +57,6 @@ import bpy
 from mathutils import Matrix
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIT_REFERENCE = os.path.join(HERE, "fit_reference.py")
 POSE_REFERENCE = os.path.join(HERE, "pose_reference.py")
 
 
@@ -103,20 +101,6 @@ def load_defs(path, extra_globals=None):
     ns = {"__file__": path, "__name__": os.path.splitext(os.path.basename(path))[0]}
     ns.update(extra_globals or {})
     exec(compile(tree, path, "exec"), ns)
-    return ns
-
-
-def build_rig(args, scratch):
-    """Runs fit_reference.py in this session; returns its namespace (its helper functions)."""
-    argv = [sys.argv[0], "--", "--data", args.data, "--rig", args.rig, "--out", scratch]
-    if args.mesh:
-        argv += ["--mesh", args.mesh]
-    saved = sys.argv
-    sys.argv = argv
-    try:
-        ns = runpy.run_path(FIT_REFERENCE, run_name="fit_reference")
-    finally:
-        sys.argv = saved
     return ns
 
 
@@ -259,8 +243,8 @@ def main():
     is_rigify = os.path.basename(os.path.dirname(args.rig)) == "rigify"
 
     scratch = os.path.join(bpy.app.tempdir or "/tmp", "deform_reference.fit.json")
-    fit = build_rig(args, scratch)
     posing = load_defs(POSE_REFERENCE)
+    fit = posing["build_rig"](args, scratch)
     arm = bpy.data.objects.get("reference")
     if arm is None or arm.type != 'ARMATURE':
         raise RuntimeError("fit_reference.py left no armature 'reference'")
