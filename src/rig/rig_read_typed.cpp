@@ -192,14 +192,9 @@ class TypedReader {
       if (integer) *integer = false;
       return true;
     }
-    std::size_t n = 0;
     bool is_int = true;
-    for (; n < raw.size(); ++n) {
-      const char c = raw[n];
-      if (c == '.' || c == 'e' || c == 'E') is_int = false;
-      else if (!((c >= '0' && c <= '9') || c == '-' || c == '+')) break;
-    }
-    const std::string_view tok = raw.substr(0, n);
+    const std::string_view tok = numberToken(raw, is_int);
+    const std::size_t n = tok.size();
     if (integer) *integer = is_int;
     if (is_int) {
       std::int64_t i = 0;
@@ -267,18 +262,23 @@ class TypedReader {
     return true;
   }
 
-  static bool integer(od::value& v, std::int64_t& out) {
-    double d = 0.0;
-    bool is_int = false;
-    if (!number(v, d, &is_int) || !is_int) return false;
-    return parseInt(trimmedToken(v), out);
+  // The characters of a number token at the start of `raw`; `is_int`: no '.', 'e' or 'E'.
+  static std::string_view numberToken(std::string_view raw, bool& is_int) {
+    std::size_t n = 0;
+    is_int = true;
+    for (; n < raw.size(); ++n) {
+      const char c = raw[n];
+      if (c == '.' || c == 'e' || c == 'E') is_int = false;
+      else if (!((c >= '0' && c <= '9') || c == '-' || c == '+')) break;
+    }
+    return raw.substr(0, n);
   }
 
-  static std::string_view trimmedToken(od::value& v) {
-    const std::string_view raw = v.raw_json_token();
-    std::size_t n = 0;
-    while (n < raw.size() && ((raw[n] >= '0' && raw[n] <= '9') || raw[n] == '-')) ++n;
-    return raw.substr(0, n);
+  // An integer token (written without '.' or exponent, at most 18 digits).
+  static bool integer(od::value& v, std::int64_t& out) {
+    bool is_int = false;
+    const std::string_view tok = numberToken(v.raw_json_token(), is_int);
+    return is_int && parseInt(tok, out);
   }
 
   static bool vec3(od::value& v, Vec3d& out) {
@@ -381,16 +381,9 @@ class TypedReader {
           return false;
         }
       } else if (key == "vertex_index") {
-        od::json_type t;
-        if (c.type().get(t)) return false;
-        bool is_int = false;
-        double d = 0.0;
-        if (t == od::json_type::number && number(c, d, &is_int) && is_int) {
-          if (!integer(c, index)) return false;
-          has_index = true;
-        } else if (!check(c, 2)) {
-          return false;
-        }
+        // Only a VERTEX end needs an integer here; anything else is just checked.
+        if (integer(c, index)) has_index = true;
+        else if (!check(c, 2)) return false;
       } else if (key == "vertex_indices") {
         od::json_type t;
         if (c.type().get(t)) return false;
