@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include <Eigen/LU>
 #include <gtest/gtest.h>
 
@@ -28,6 +30,51 @@ TEST(ExportModel, FrameChangeIsBlendersGltfBasis) {
   EXPECT_EQ((c * Eigen::Vector4d(0, 0, 1, 1)).head<3>(), Eigen::Vector3d(0, 1, 0));
   EXPECT_EQ((c * Eigen::Vector4d(1, 0, 0, 1)).head<3>(), Eigen::Vector3d(1, 0, 0));
   EXPECT_NEAR(c.determinant(), 1.0, 0.0);
+}
+
+// A closed cube of quads: every corner angle is 90 degrees, so each corner's normal is the mean
+// of its three faces' normals, (+-1, +-1, +-1) / sqrt(3).
+TEST(ExportModel, VertexNormalsOfACube) {
+  Mesh cube;
+  for (int v = 0; v < 8; ++v)
+    for (int c = 0; c < 3; ++c) cube.positions.push_back(((v >> c) & 1) ? 1.0f : -1.0f);
+  const std::uint32_t faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+  cube.face_offsets.push_back(0);
+  for (const auto& f : faces) {
+    cube.corner_vertices.insert(cube.corner_vertices.end(), f, f + 4);
+    cube.face_offsets.push_back(static_cast<std::uint32_t>(cube.corner_vertices.size()));
+  }
+  std::vector<float> n(24);
+  vertexNormals(cube, cube.positions, n);
+  for (int v = 0; v < 8; ++v)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(n[3 * v + c], cube.positions[3 * v + c] / std::sqrt(3.0f), 1e-7f) << v << " " << c;
+}
+
+// The per-face terms are computed on threads, the sums in face order on one: the same bits for
+// any thread count (a grid of 64 x 64 bumpy quads spans several chunks of faces).
+TEST(ExportModel, VertexNormalsDoNotDependOnThreads) {
+  Mesh grid;
+  const int k = 65;
+  for (int y = 0; y < k; ++y)
+    for (int x = 0; x < k; ++x) {
+      grid.positions.push_back(static_cast<float>(x) * 0.1f);
+      grid.positions.push_back(static_cast<float>(y) * 0.1f);
+      grid.positions.push_back(0.05f * std::sin(0.7f * static_cast<float>(x)) * std::cos(0.3f * static_cast<float>(y)));
+    }
+  grid.face_offsets.push_back(0);
+  for (int y = 0; y + 1 < k; ++y)
+    for (int x = 0; x + 1 < k; ++x) {
+      const std::uint32_t a = static_cast<std::uint32_t>(y * k + x);
+      for (std::uint32_t v : {a, a + 1, a + 1 + k, a + k}) grid.corner_vertices.push_back(v);
+      grid.face_offsets.push_back(static_cast<std::uint32_t>(grid.corner_vertices.size()));
+    }
+  std::vector<float> one(grid.positions.size()), two(grid.positions.size()), four(grid.positions.size());
+  vertexNormals(grid, grid.positions, one, 1);
+  vertexNormals(grid, grid.positions, two, 2);
+  vertexNormals(grid, grid.positions, four, 4);
+  EXPECT_EQ(one, two);
+  EXPECT_EQ(one, four);
+  EXPECT_NEAR(one[2], 1.0f, 0.1f);  // a bumpy but upward-facing sheet
 }
 
 TEST(ExportModel, DemoCharacterBodyOnly) {

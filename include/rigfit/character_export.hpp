@@ -22,6 +22,7 @@ struct CharacterExportOptions {
   bool keep_helpers = false;   ///< keep helper geometry and joint cubes
   bool deform_only = false;    ///< only bones that carry weight, re-parented across removed ones
   bool compress = false;       ///< .g4b: Zstandard chunks
+  int threads = 2;             ///< threads for the computed normals (the bytes do not depend on it)
 };
 
 struct CharacterExport {

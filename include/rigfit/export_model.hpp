@@ -21,6 +21,8 @@ struct ExportOptions {
   bool keep_helpers = false;  ///< keep helper geometry and joint cubes (default: body only)
   /// Keep only deforming bones (see selectDeformBones); needs a skin.
   bool deform_only = false;
+  /// Threads for the computed normals (1: none); the model does not depend on it.
+  int threads = 2;
 };
 
 struct ExportModel {
@@ -93,7 +95,8 @@ struct BoneSelection {
                                                      std::span<const Eigen::Matrix4d> bind = {},
                                                      std::span<const float> normals = {});
 
-/// Angle-weighted vertex normals (as Blender computes smooth vertex normals) of a polygon mesh.
-void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out);
+/// Angle-weighted vertex normals (as Blender computes smooth vertex normals) of a polygon mesh,
+/// on `threads` threads (the result does not depend on the number).
+void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out, int threads = 1);
 
 }  // namespace rigfit

@@ -42,7 +42,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     bind = std::move(posed.pose_matrices);
     mesh = &posed_mesh;
   }
-  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers, .deform_only = o.deform_only}, mesh->positions, bind);
+  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads}, mesh->positions, bind);
   if (!model) return model.error();
 
   Json& report = out.report = Json::object();

@@ -31,14 +31,17 @@ Status makeOutDir(const std::string& dir, std::mutex& mutex) {
 
 // Loads, fits, binds and exports one character; the files are written atomically.
 Status runEntry(const DataSource& data, TargetCache& cache, WeightsCache& weights, const CharacterBase& base,
-                const BatchEntry& entry, const std::string& out_dir, std::mutex& dir_mutex, BatchLineResult& result) {
+                const BatchEntry& entry, const std::string& out_dir, unsigned jobs, std::mutex& dir_mutex,
+                BatchLineResult& result) {
   CharacterOptions options = entry.character;
   options.targets = &cache;
   options.weights_cache = &weights;
   options.base = &base;
   auto character = loadCharacter(data, options);
   if (!character) return character.error();
-  auto files = exportCharacter(data, *character, entry.pose, entry.output);
+  CharacterExportOptions output = entry.output;
+  if (jobs > 1) output.threads = 1;  // the jobs already keep every CPU busy
+  auto files = exportCharacter(data, *character, entry.pose, output);
   if (!files) return files.error();
   RIGFIT_TRY(makeOutDir(out_dir, dir_mutex));
   const std::filesystem::path dir(out_dir);
@@ -104,7 +107,7 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
       const Expected<BatchEntry>& entry = entries[i];
       Status st = !entry ? Status(entry.error())
                   : !characterBase() ? Status(characterBase().error())
-                                     : runEntry(data, cache, weights, *characterBase(), *entry, options.out_dir, dir_mutex, r);
+                                     : runEntry(data, cache, weights, *characterBase(), *entry, options.out_dir, jobs, dir_mutex, r);
       r.ok = st.ok();
       if (!st) {
         r.error = st.error().message;

@@ -3,7 +3,9 @@
 #include "rigfit/export_model.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -45,64 +47,111 @@ std::string uniqueName(std::vector<std::string>& taken, const std::string& name)
 
 namespace {
 
-// Angle-weighted normals; faces whose vertices are all `skip`ped are left out (the normals of
-// the other vertices do not depend on them).
-void angleWeightedNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out, const std::uint8_t* skip) {
-  std::fill(out.begin(), out.end(), 0.0f);
-  std::vector<double> acc(positions.size(), 0.0);
-  auto P = [&](std::uint32_t v) {
-    return Eigen::Vector3d(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]);
-  };
-  for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
-    const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
-    const std::uint32_t n = b - a;
-    if (skip) {
+// Angle-weighted normals in two passes. The first (per face: Newell normal and corner angles,
+// acos being the cost) has no dependence between faces, so threads share it by chunks; the second
+// adds the terms in face order on one thread, so the sums are the same bits for any thread count.
+// Faces whose vertices are all `skip`ped are left out (the normals of the other vertices do not
+// depend on them).
+class NormalTerms {
+ public:
+  NormalTerms(const Mesh& mesh, std::span<const float> positions, const std::uint8_t* skip)
+      : mesh_(mesh), positions_(positions), skip_(skip), face_normal_(3 * mesh.faceCount()), angle_(mesh.corner_vertices.size()) {}
+
+  // Computes chunks until none is left; any number of threads may call it at once.
+  void work() {
+    const std::size_t faces = mesh_.faceCount();
+    for (std::size_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) * kChunk < faces;)
+      for (std::size_t f = c * kChunk, e = std::min(faces, f + kChunk); f < e; ++f) face(f);
+  }
+
+  // Sums the terms per vertex (face order) and normalises into `out` (3 floats per vertex).
+  void accumulate(std::span<float> out) const {
+    std::vector<double> acc(positions_.size(), 0.0);
+    for (std::size_t f = 0; f < mesh_.faceCount(); ++f) {
+      const double* fn = &face_normal_[3 * f];
+      for (std::uint32_t k = mesh_.face_offsets[f]; k < mesh_.face_offsets[f + 1]; ++k) {
+        if (angle_[k] == 0.0) continue;  // skipped face, degenerate face or edge: no term
+        double* a = &acc[3 * std::size_t(mesh_.corner_vertices[k])];
+        for (int c = 0; c < 3; ++c) a[c] += fn[c] * angle_[k];
+      }
+    }
+    for (std::size_t v = 0; v + 2 < acc.size(); v += 3) {
+      const double len = std::sqrt(acc[v] * acc[v] + acc[v + 1] * acc[v + 1] + acc[v + 2] * acc[v + 2]);
+      for (std::size_t c = 0; c < 3; ++c) out[v + c] = len > 0.0 ? static_cast<float>(acc[v + c] / len) : c == 2 ? 1.0f : 0.0f;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 512;
+
+  Eigen::Vector3d point(std::uint32_t v) const {
+    return Eigen::Vector3d(positions_[3 * v], positions_[3 * v + 1], positions_[3 * v + 2]);
+  }
+
+  void face(std::size_t f) {
+    const std::uint32_t a = mesh_.face_offsets[f], b = mesh_.face_offsets[f + 1], n = b - a;
+    const std::uint32_t* corner = &mesh_.corner_vertices[a];
+    std::fill(&angle_[a], &angle_[a] + n, 0.0);
+    if (skip_) {
       bool all = true;
-      for (std::uint32_t k = a; k < b && all; ++k) all = skip[mesh.corner_vertices[k]] != 0;
-      if (all) continue;
+      for (std::uint32_t k = 0; k < n && all; ++k) all = skip_[corner[k]] != 0;
+      if (all) return;
     }
     // Newell's method: robust for non-planar quads.
     Eigen::Vector3d fn = Eigen::Vector3d::Zero();
     for (std::uint32_t k = 0; k < n; ++k) {
-      const Eigen::Vector3d p = P(mesh.corner_vertices[a + k]), q = P(mesh.corner_vertices[a + (k + 1) % n]);
+      const Eigen::Vector3d p = point(corner[k]), q = point(corner[(k + 1) % n]);
       fn += Eigen::Vector3d((p.y() - q.y()) * (p.z() + q.z()), (p.z() - q.z()) * (p.x() + q.x()), (p.x() - q.x()) * (p.y() + q.y()));
     }
     const double len = fn.norm();
-    if (len == 0.0) continue;
+    if (len == 0.0) return;
     fn /= len;
+    for (int c = 0; c < 3; ++c) face_normal_[3 * f + static_cast<std::size_t>(c)] = fn[c];
     for (std::uint32_t k = 0; k < n; ++k) {
-      const std::uint32_t v = mesh.corner_vertices[a + k];
-      const Eigen::Vector3d e1 = P(mesh.corner_vertices[a + (k + n - 1) % n]) - P(v);
-      const Eigen::Vector3d e2 = P(mesh.corner_vertices[a + (k + 1) % n]) - P(v);
+      const Eigen::Vector3d p = point(corner[k]);
+      const Eigen::Vector3d e1 = point(corner[(k + n - 1) % n]) - p, e2 = point(corner[(k + 1) % n]) - p;
       const double l1 = e1.norm(), l2 = e2.norm();
       if (l1 == 0.0 || l2 == 0.0) continue;
-      const double angle = std::acos(std::clamp(e1.dot(e2) / (l1 * l2), -1.0, 1.0));
-      for (int c = 0; c < 3; ++c) acc[3 * v + static_cast<std::size_t>(c)] += fn[c] * angle;
+      angle_[a + k] = std::acos(std::clamp(e1.dot(e2) / (l1 * l2), -1.0, 1.0));
     }
   }
-  for (std::size_t v = 0; v + 2 < acc.size(); v += 3) {
-    const double len = std::sqrt(acc[v] * acc[v] + acc[v + 1] * acc[v + 1] + acc[v + 2] * acc[v + 2]);
-    if (len > 0.0) {
-      for (int c = 0; c < 3; ++c) out[v + static_cast<std::size_t>(c)] = static_cast<float>(acc[v + static_cast<std::size_t>(c)] / len);
-    } else {
-      out[v + 2] = 1.0f;
-    }
-  }
+
+  const Mesh& mesh_;
+  std::span<const float> positions_;
+  const std::uint8_t* skip_;
+  std::vector<double> face_normal_;  // 3 per face
+  std::vector<double> angle_;        // per corner; 0 where the corner adds nothing
+  std::atomic<std::size_t> next_{0};
+};
+
+// Runs `terms` on a second thread (when `threads` > 1) while the caller does `other`, then helps
+// with what is left. The result does not depend on the thread count.
+template <class F>
+void computeTermsAlongside(NormalTerms& terms, int threads, const F& other) {
+  std::thread helper;
+  if (threads > 1) helper = std::thread([&terms] { terms.work(); });
+  other();
+  terms.work();
+  if (helper.joinable()) helper.join();
 }
 
 }  // namespace
 
-void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out) {
-  angleWeightedNormals(mesh, positions, out, nullptr);
+void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out, int threads) {
+  NormalTerms terms(mesh, positions, nullptr);
+  computeTermsAlongside(terms, threads, [] {});
+  terms.accumulate(out);
 }
 
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
-struct CornerKey {
-  std::int32_t uv, n;
-};
+// A rig-frame vector in the export frame, through rigToExportFrame() in double (as the bones).
+void toExportFrame(const Eigen::Matrix3d& c3, const float* in, float* out) {
+  const Eigen::Vector3d p = c3 * Eigen::Vector3d(in[0], in[1], in[2]);
+  for (int k = 0; k < 3; ++k) out[k] = static_cast<float>(p[k]);
+}
 
 std::vector<std::uint8_t> helperMask(const VertexGroups* groups, std::size_t n) {
   std::vector<std::uint8_t> helper(n, 0);
@@ -166,105 +215,121 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
     m.tails.push_back(c3 * skeleton.tails[i]);
   }
 
-  // Normals in the rig frame: given, else per-corner OBJ normals, else computed.
+  // Normals in the rig frame: given, else per-corner OBJ normals, else computed (on a second
+  // thread while this one splits the vertices and remaps the skin).
   const std::vector<std::uint8_t> helper = options.keep_helpers ? std::vector<std::uint8_t>(nv, 0) : helperMask(groups, nv);
-  std::vector<float> computed;
   const bool corner_normals = normals.empty() && !mesh.normals.empty();
-  if (normals.empty() && !corner_normals) {
-    computed.resize(3 * nv);
-    angleWeightedNormals(mesh, positions, computed, helper.data());  // helpers' own normals are not exported
-    normals = computed;
-  }
+  const bool compute_normals = normals.empty() && !corner_normals;
   const bool has_uv = !mesh.uvs.empty();
+  NormalTerms terms(mesh, positions, helper.data());  // helpers' own normals are not exported
 
   // Export vertices per (vertex, UV, normal) corner key, found through a chain per source vertex
   // (first_of[v], then next_of[e]): chains are one to four long on MakeHuman meshes.
-  std::vector<std::uint32_t> first_of(nv, kNone), next_of;
   std::vector<std::int32_t> key_uv, key_n;
-  const std::size_t corners_guess = mesh.corner_vertices.size();
-  next_of.reserve(nv + nv / 4);
-  key_uv.reserve(nv + nv / 4);
-  key_n.reserve(nv + nv / 4);
-  m.source_vertex.reserve(nv + nv / 4);
-  m.positions.reserve(3 * (nv + nv / 4));
-  m.normals.reserve(3 * (nv + nv / 4));
-  if (has_uv) m.uvs.reserve(2 * (nv + nv / 4));
-  m.polygon_corners.reserve(corners_guess);
-  m.polygon_offsets.reserve(mesh.faceCount() + 1);
-  m.triangles.reserve(3 * (corners_guess - std::min(corners_guess, 2 * mesh.faceCount())));
-  m.polygon_offsets.push_back(0);
-  for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
-    const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
-    bool keep = true;
-    for (std::uint32_t k = a; k < b; ++k) keep = keep && !helper[mesh.corner_vertices[k]];
-    if (!keep) continue;
-    for (std::uint32_t k = a; k < b; ++k) {
-      const std::uint32_t v = mesh.corner_vertices[k];
-      const std::int32_t kuv = has_uv ? mesh.corner_uvs[k] : -1, kn = corner_normals ? mesh.corner_normals[k] : -1;
-      std::uint32_t* link = &first_of[v];
-      while (*link != kNone && (key_uv[*link] != kuv || key_n[*link] != kn)) link = &next_of[*link];
-      const bool added = *link == kNone;
-      if (added) *link = static_cast<std::uint32_t>(m.source_vertex.size());
-      const std::uint32_t e = *link;  // (next_of may grow below)
-      if (added) {
-        next_of.push_back(kNone);
-        key_uv.push_back(kuv);
-        key_n.push_back(kn);
-        const CornerKey key{kuv, kn};
-        m.source_vertex.push_back(v);
-        const Eigen::Vector3d p = c3 * Eigen::Vector3d(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]);
-        Eigen::Vector3d n;
-        if (corner_normals && key.n >= 0) {
-          const auto q = static_cast<std::size_t>(key.n);
-          n = Eigen::Vector3d(mesh.normals[3 * q], mesh.normals[3 * q + 1], mesh.normals[3 * q + 2]);
-        } else if (!corner_normals) {
-          n = Eigen::Vector3d(normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]);
-        } else {
-          n = Eigen::Vector3d(0, 0, 1);
+  auto splitVertices = [&] {
+    std::vector<std::uint32_t> first_of(nv, kNone), next_of;
+    const std::size_t corners = mesh.corner_vertices.size(), guess = nv + nv / 4;
+    next_of.reserve(guess);
+    key_uv.reserve(guess);
+    key_n.reserve(guess);
+    m.source_vertex.reserve(guess);
+    m.polygon_corners.resize(corners);
+    m.polygon_offsets.resize(mesh.faceCount() + 1);
+    m.triangles.resize(3 * (corners - std::min(corners, 2 * mesh.faceCount())));
+    std::uint32_t* out_corner = m.polygon_corners.data();
+    std::uint32_t* out_offset = m.polygon_offsets.data();
+    std::uint32_t* out_triangle = m.triangles.data();
+    *out_offset++ = 0;
+    for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
+      const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
+      bool keep = true;
+      for (std::uint32_t k = a; k < b; ++k) keep = keep && !helper[mesh.corner_vertices[k]];
+      if (!keep) continue;
+      std::uint32_t* first = out_corner;
+      for (std::uint32_t k = a; k < b; ++k) {
+        const std::uint32_t v = mesh.corner_vertices[k];
+        const std::int32_t kuv = has_uv ? mesh.corner_uvs[k] : -1, kn = corner_normals ? mesh.corner_normals[k] : -1;
+        std::uint32_t* link = &first_of[v];
+        while (*link != kNone && (key_uv[*link] != kuv || key_n[*link] != kn)) link = &next_of[*link];
+        if (*link == kNone) {
+          *link = static_cast<std::uint32_t>(m.source_vertex.size());  // before next_of may grow
+          next_of.push_back(kNone);
+          key_uv.push_back(kuv);
+          key_n.push_back(kn);
+          m.source_vertex.push_back(v);
         }
-        n = c3 * n;
-        for (int k2 = 0; k2 < 3; ++k2) {
-          m.positions.push_back(static_cast<float>(p[k2]));
-          m.normals.push_back(static_cast<float>(n[k2]));
-        }
-        if (has_uv) {
-          const auto t = static_cast<std::size_t>(std::max(key.uv, 0));
-          m.uvs.push_back(key.uv >= 0 ? mesh.uvs[2 * t] : 0.0f);
-          m.uvs.push_back(key.uv >= 0 ? mesh.uvs[2 * t + 1] : 0.0f);
-        }
+        *out_corner++ = *link;
       }
-      m.polygon_corners.push_back(e);
+      *out_offset++ = static_cast<std::uint32_t>(out_corner - m.polygon_corners.data());
+      for (std::uint32_t* k = first + 1; k + 1 < out_corner; ++k) {  // fan from the first corner
+        *out_triangle++ = *first;
+        *out_triangle++ = k[0];
+        *out_triangle++ = k[1];
+      }
     }
-    m.polygon_offsets.push_back(static_cast<std::uint32_t>(m.polygon_corners.size()));
-    const std::uint32_t first = m.polygon_offsets[m.polygon_offsets.size() - 2];
-    for (std::uint32_t k = first + 1; k + 1 < m.polygon_offsets.back(); ++k) {
-      m.triangles.push_back(m.polygon_corners[first]);
-      m.triangles.push_back(m.polygon_corners[k]);
-      m.triangles.push_back(m.polygon_corners[k + 1]);
+    m.polygon_corners.resize(static_cast<std::size_t>(out_corner - m.polygon_corners.data()));
+    m.polygon_offsets.resize(static_cast<std::size_t>(out_offset - m.polygon_offsets.data()));
+    m.triangles.resize(static_cast<std::size_t>(out_triangle - m.triangles.data()));
+
+    // Positions and UVs per export vertex.
+    const std::size_t ne = m.source_vertex.size();
+    m.positions.resize(3 * ne);
+    if (has_uv) m.uvs.resize(2 * ne);
+    for (std::size_t e = 0; e < ne; ++e) {
+      const std::size_t v = m.source_vertex[e];
+      toExportFrame(c3, &positions[3 * v], &m.positions[3 * e]);
+      if (has_uv) {
+        const std::int32_t t = key_uv[e];
+        m.uvs[2 * e] = t >= 0 ? mesh.uvs[2 * std::size_t(t)] : 0.0f;
+        m.uvs[2 * e + 1] = t >= 0 ? mesh.uvs[2 * std::size_t(t) + 1] : 0.0f;
+      }
     }
+
+    if (skin) {
+      Skin& s = m.skin;
+      s.vertex_count = ne;
+      s.bone_count = options.deform_only ? nb : skin->bone_count;
+      s.offsets.resize(ne + 1);
+      s.bones.reserve(skin->bones.size() + skin->bones.size() / 4);
+      s.weights.reserve(skin->bones.size() + skin->bones.size() / 4);
+      s.offsets[0] = 0;
+      for (std::size_t e = 0; e < ne; ++e) {
+        const std::uint32_t v = m.source_vertex[e];
+        for (std::uint32_t k = skin->offsets[v]; k < skin->offsets[v + 1]; ++k) {
+          const int b = skin->bones[k] < new_index.size() ? new_index[skin->bones[k]] : -1;
+          if (b < 0) continue;  // a removed bone: it carries no weight
+          s.bones.push_back(static_cast<std::uint16_t>(b));
+          s.weights.push_back(skin->weights[k]);
+        }
+        s.offsets[e + 1] = static_cast<std::uint32_t>(s.bones.size());
+      }
+      s.mask_names = skin->mask_names;
+      for (const auto& mask : skin->masks) {
+        std::vector<float> remapped(ne);
+        for (std::size_t e = 0; e < ne; ++e) remapped[e] = mask[m.source_vertex[e]];
+        s.masks.push_back(std::move(remapped));
+      }
+    }
+  };
+  std::vector<float> computed;
+  if (compute_normals) {
+    computeTermsAlongside(terms, options.threads, splitVertices);
+    computed.resize(3 * nv);
+    terms.accumulate(computed);
+    normals = computed;
+  } else {
+    splitVertices();
   }
 
-  if (skin) {
-    Skin& s = m.skin;
-    s.vertex_count = m.source_vertex.size();
-    s.bone_count = options.deform_only ? nb : skin->bone_count;
-    s.offsets.assign(1, 0);
-    for (std::uint32_t v : m.source_vertex) {
-      for (std::uint32_t k = skin->offsets[v]; k < skin->offsets[v + 1]; ++k) {
-        const int b = skin->bones[k] < new_index.size() ? new_index[skin->bones[k]] : -1;
-        if (b < 0) continue;  // a removed bone: it carries no weight
-        s.bones.push_back(static_cast<std::uint16_t>(b));
-        s.weights.push_back(skin->weights[k]);
-      }
-      s.offsets.push_back(static_cast<std::uint32_t>(s.bones.size()));
-    }
-    s.mask_names = skin->mask_names;
-    for (const auto& mask : skin->masks) {
-      std::vector<float> remapped;
-      remapped.reserve(m.source_vertex.size());
-      for (std::uint32_t v : m.source_vertex) remapped.push_back(mask[v]);
-      s.masks.push_back(std::move(remapped));
-    }
+  // Normals per export vertex, in the export frame.
+  const std::size_t ne = m.source_vertex.size();
+  m.normals.resize(3 * ne);
+  const float up[3] = {0.0f, 0.0f, 1.0f};
+  for (std::size_t e = 0; e < ne; ++e) {
+    const float* n = !corner_normals ? &normals[3 * std::size_t(m.source_vertex[e])]
+                     : key_n[e] >= 0 ? &mesh.normals[3 * std::size_t(key_n[e])]
+                                     : up;
+    toExportFrame(c3, n, &m.normals[3 * e]);
   }
   return m;
 }
