@@ -45,6 +45,28 @@ TEST(Obj, ErrorsNameTheLine) {
   EXPECT_EQ(truncated.error().message, "t.obj: line 2: expected a number, found \"\"");
 }
 
+// Face indices are read eight bytes at a time where the text allows: the same corners and the
+// same errors as the digit-by-digit path near the end of the text.
+TEST(Obj, FaceIndicesReadAtOnceOrByDigit) {
+  std::string text;
+  for (int v = 0; v < 12; ++v) text += "v " + std::to_string(v) + " 0 0\n";
+  text += "vt 0 0\nvt 1 1\n";
+  text += "f 0001/1 2/2 12/1 11/00002\n";            // leading zeros, last vertex
+  text += "f 1 2 3\n";                               // at the end: fewer than 8 bytes left
+  auto m = parseObj(text, "i.obj");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->corner_vertices, (std::vector<std::uint32_t>{0, 1, 11, 10, 0, 1, 2}));
+  EXPECT_EQ(m->corner_uvs, (std::vector<std::int32_t>{0, 1, 0, 1, -1, -1, -1}));
+  for (const char* bad : {"f 1 0 2\nv 0 0 0\nv 0 0 0\n", "f 1 2 0\n"}) {
+    auto e = parseObj("v 0 0 0\nv 0 0 0\nv 0 0 0\n" + std::string(bad), "z.obj");
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.error().message, "z.obj: line 4: vertex index out of range") << bad;
+  }
+  auto big = parseObj("v 0 0 0\nf 1 2 123456789012\nv 0 0 0\nv 0 0 0\n", "b.obj");
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().message, "b.obj: line 2: bad vertex index");
+}
+
 TEST(Obj, WriteReadRoundTripKeepsTopologyAndPositions) {
   auto m = parseObj("v 1 2 3\nv 4 5 6\nv 7 8 9.5\nvt 0 1\ng body\nf 1/1 2/1 3/1\n", "t.obj");
   ASSERT_TRUE(m.ok());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <memory>
 #include <thread>
 
 #include <Eigen/Geometry>
@@ -55,7 +56,11 @@ namespace {
 class NormalTerms {
  public:
   NormalTerms(const Mesh& mesh, std::span<const float> positions, const std::uint8_t* skip)
-      : mesh_(mesh), positions_(positions), skip_(skip), face_normal_(3 * mesh.faceCount()), angle_(mesh.corner_vertices.size()) {}
+      : mesh_(mesh),
+        positions_(positions),
+        skip_(skip),
+        face_normal_(new double[3 * mesh.faceCount()]),  // not zeroed: every face writes what is read
+        angle_(new double[mesh.corner_vertices.size()]) {}
 
   // Computes chunks until none is left; any number of threads may call it at once.
   void work() {
@@ -91,7 +96,7 @@ class NormalTerms {
   void face(std::size_t f) {
     const std::uint32_t a = mesh_.face_offsets[f], b = mesh_.face_offsets[f + 1], n = b - a;
     const std::uint32_t* corner = &mesh_.corner_vertices[a];
-    std::fill(&angle_[a], &angle_[a] + n, 0.0);
+    std::fill(angle_.get() + a, angle_.get() + b, 0.0);
     if (skip_) {
       bool all = true;
       for (std::uint32_t k = 0; k < n && all; ++k) all = skip_[corner[k]] != 0;
@@ -119,8 +124,8 @@ class NormalTerms {
   const Mesh& mesh_;
   std::span<const float> positions_;
   const std::uint8_t* skip_;
-  std::vector<double> face_normal_;  // 3 per face
-  std::vector<double> angle_;        // per corner; 0 where the corner adds nothing
+  std::unique_ptr<double[]> face_normal_;  // 3 per face, written for faces with corner terms
+  std::unique_ptr<double[]> angle_;        // per corner; 0 where the corner adds nothing
   std::atomic<std::size_t> next_{0};
 };
 

@@ -1,6 +1,7 @@
 // Wavefront OBJ reader for MakeHuman meshes: v, vt, vn, f, g; other statements are skipped.
 // One pass over the text with local cursors; numbers take an exact fast path (below) and fall
 // back to std::from_chars, so every float is the correctly rounded one, as Blender reads it.
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -63,10 +64,58 @@ RIGFIT_INLINE const char* fastDecimal(const char* p, const char* e, float& out) 
   return p;
 }
 
+// Up to 8 decimal digits at p at once (8 bytes must be readable from p, which may run past the
+// line: the line's end is never a digit). Returns how many digits lead (8: maybe more follow)
+// and, in v, their value. Byte k of t is the k-th character minus '0'; a borrow or carry out of a
+// non-digit byte only reaches later bytes, so the first non-digit is found exactly.
+RIGFIT_INLINE int eightDigits(const char* p, std::uint64_t& v) {
+  std::uint64_t x;
+  std::memcpy(&x, p, 8);
+  const std::uint64_t t = x - 0x3030303030303030ull;
+  const std::uint64_t non_digit = (t | (t + 0x7676767676767676ull)) & 0x8080808080808080ull;
+  const int n = non_digit ? std::countr_zero(non_digit) >> 3 : 8;
+  if (n == 0) {
+    v = 0;
+    return 0;
+  }
+  // The n digits into the high bytes (zeros below are leading zeros), then pairs, quads, eight.
+  std::uint64_t d = t << (8 * (8 - n));
+  d = d * 10 + (d >> 8);
+  d = (((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) + (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+  v = d & 0xFFFFFFFFull;
+  return n;
+}
+
+// fastDecimal with the digits read eight at a time; needs 24 readable bytes from p. Numbers with
+// 8 or more digits before or after the point take fastDecimal.
+RIGFIT_INLINE const char* fastDecimal8(const char* p, const char* e, float& out) {
+  static constexpr std::uint64_t kScale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+  const char* start = p;
+  const bool neg = *p == '-';
+  p += neg || *p == '+';
+  std::uint64_t m = 0, f = 0;
+  const int ni = eightDigits(p, m);
+  if (ni == 8) return fastDecimal(start, e, out);
+  p += ni;
+  int nf = 0;
+  if (*p == '.') {
+    nf = eightDigits(p + 1, f);
+    if (nf == 8) return fastDecimal(start, e, out);
+    m = m * kScale[nf] + f;
+    p += 1 + nf;
+  }
+  if (ni + nf == 0 || m > (1u << 24)) return nullptr;
+  if (p < e && !isBlank(*p)) return nullptr;
+  static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f};
+  const float v = static_cast<float>(m) / kPow10[nf];
+  out = neg ? -v : v;
+  return p;
+}
+
 class ObjParser {
  public:
   ObjParser(std::string_view text, std::string_view label, const ObjReadOptions& o)
-      : t_(text), label_(label), scale_(o.scale_factor) {}
+      : t_(text), end_(text.data() + text.size()), label_(label), scale_(o.scale_factor) {}
 
   Expected<Mesh> run() {
     mesh_.scale_factor = scale_;
@@ -81,7 +130,7 @@ class ObjParser {
     mesh_.face_offsets.reserve(lines_guess);
     mesh_.face_groups.reserve(lines_guess);
     const char* p = t_.data();
-    const char* end = p + t_.size();
+    const char* end = end_;
     while (p < end) {
       const char* eol = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
       if (!eol) eol = end;
@@ -125,7 +174,7 @@ class ObjParser {
 
   RIGFIT_INLINE bool number(const char*& p, const char* e, float& out) {
     const char* q = skipBlanks(p, e);
-    if (const char* r = fastDecimal(q, e, out)) {
+    if (const char* r = end_ - q >= 24 ? fastDecimal8(q, e, out) : fastDecimal(q, e, out)) {
       p = r;
       return true;
     }
@@ -135,6 +184,15 @@ class ObjParser {
 
   // A 1-based (or negative, relative) OBJ index into `count` items defined so far.
   RIGFIT_INLINE bool index(const char*& p, const char* e, long count, std::int32_t& out, const char* what) {
+    if (end_ - p >= 8) {  // 1 to 7 digits, not 0: the index read at once
+      std::uint64_t u;
+      const int n = eightDigits(p, u);
+      if (n > 0 && n < 8 && u > 0) {
+        out = static_cast<std::int32_t>(u - 1);
+        p += n;
+        return true;
+      }
+    }
     const char* q = p;
     const bool neg = q < e && *q == '-';
     if (neg) ++q;
@@ -232,6 +290,7 @@ class ObjParser {
   }
 
   std::string_view t_;
+  const char* end_;  // of the whole text: reads up to here are safe
   std::string_view label_;
   float scale_;
   Mesh mesh_;

@@ -17,19 +17,36 @@ namespace {
 constexpr int kFloat = 5126, kUnsignedByte = 5121, kUnsignedShort = 5123, kUnsignedInt = 5125;
 constexpr int kArrayBuffer = 34962, kElementArrayBuffer = 34963;
 
+// The binary buffer, built in place: each stream is written straight into its bufferView. For a
+// .glb the same string then receives the header and JSON in front (one move of the bytes instead
+// of a copy into a new file image).
 class BufferBuilder {
  public:
-  // Appends bytes aligned to 4 and returns the bufferView index.
-  int view(const void* data, std::size_t size, int target) {
+  // Room for `count` values of T, aligned to 4, as a new bufferView; returns its index. Its bytes
+  // are at(index) (valid until the next view).
+  template <typename T>
+  int view(std::size_t count, int target) {
     while (bin_.size() % 4) bin_.push_back('\0');
+    const std::size_t offset = bin_.size(), size = count * sizeof(T);
     Json v = Json::object();
     v.set("buffer", 0);
-    v.set("byteOffset", static_cast<std::int64_t>(bin_.size()));
+    v.set("byteOffset", static_cast<std::int64_t>(offset));
     v.set("byteLength", static_cast<std::int64_t>(size));
     if (target) v.set("target", target);
-    bin_.append(static_cast<const char*>(data), size);
+    bin_.resize(offset + size);
     views_.push(std::move(v));
-    return static_cast<int>(views_.size() - 1);
+    offsets_.push_back(offset);
+    return static_cast<int>(offsets_.size() - 1);
+  }
+  template <typename T>
+  T* at(int view) {  // offsets are multiples of 4 and sizeof(T) <= 4: aligned for T
+    return reinterpret_cast<T*>(bin_.data() + offsets_[static_cast<std::size_t>(view)]);
+  }
+  template <typename T>
+  int copy(const std::vector<T>& data, int target) {
+    const int v = view<T>(data.size(), target);
+    if (!data.empty()) std::memcpy(at<T>(v), data.data(), data.size() * sizeof(T));
+    return v;
   }
   int accessor(int view, int component_type, std::size_t count, const char* type, bool normalized = false) {
     Json a = Json::object();
@@ -48,12 +65,8 @@ class BufferBuilder {
 
  private:
   std::string bin_;
+  std::vector<std::size_t> offsets_;
 };
-
-template <typename T>
-int addStream(BufferBuilder& b, const std::vector<T>& data, int target) {
-  return b.view(data.data(), data.size() * sizeof(T), target);
-}
 
 Json numbers(std::initializer_list<double> v) {
   Json a = Json::array();
@@ -107,11 +120,12 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
 
   BufferBuilder b;
   // Every stream, each padded to 4: positions, normals, UVs, joints (up to 2 bytes) and weights
-  // (up to 4 bytes) per influence, indices, inverse bind matrices.
-  b.reserve(nv * (12 + 12 + 8 + 6 * static_cast<std::size_t>(k)) + 4 * model.triangles.size() + 64 * nb + 64);
+  // (up to 4 bytes) per influence, indices, inverse bind matrices; and room for the .glb's
+  // header and JSON in front (about 300 bytes a bone).
+  b.reserve(nv * (12 + 12 + 8 + 6 * static_cast<std::size_t>(k)) + 4 * model.triangles.size() + 64 * nb + 64 +
+            (options.container == GltfContainer::kGlb ? 4096 + 512 * nb : 0));
   // Vertex streams.
-  const int pos_view = addStream(b, model.positions, kArrayBuffer);
-  const int pos_acc = b.accessor(pos_view, kFloat, nv, "VEC3");
+  const int pos_acc = b.accessor(b.copy(model.positions, kArrayBuffer), kFloat, nv, "VEC3");
   float lo[3] = {std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
   float hi[3] = {-lo[0], -lo[1], -lo[2]};
   for (std::size_t v = 0; v < nv; ++v)
@@ -121,21 +135,30 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
     }
   b.lastAccessor().set("min", numbers({lo[0], lo[1], lo[2]}));
   b.lastAccessor().set("max", numbers({hi[0], hi[1], hi[2]}));
-  const int nrm_acc = b.accessor(addStream(b, model.normals, kArrayBuffer), kFloat, nv, "VEC3");
+  const int nrm_acc = b.accessor(b.copy(model.normals, kArrayBuffer), kFloat, nv, "VEC3");
   int uv_acc = -1;
   if (!model.uvs.empty()) {
-    std::vector<float> uv(model.uvs);
-    for (std::size_t i = 1; i < uv.size(); i += 2) uv[i] = 1.0f - uv[i];  // OBJ origin bottom-left, glTF top-left
-    uv_acc = b.accessor(addStream(b, uv, kArrayBuffer), kFloat, nv, "VEC2");
+    const int view = b.view<float>(model.uvs.size(), kArrayBuffer);
+    float* uv = b.at<float>(view);
+    for (std::size_t i = 0; i < model.uvs.size(); i += 2) {
+      uv[i] = model.uvs[i];
+      uv[i + 1] = 1.0f - model.uvs[i + 1];  // OBJ origin bottom-left, glTF top-left
+    }
+    uv_acc = b.accessor(view, kFloat, nv, "VEC2");
   }
   // Skin streams, in sets of four. Vertices with no weight follow the first joint fully.
   const bool small_joints = nb <= 256;
   int joint_acc[2] = {-1, -1}, weight_acc[2] = {-1, -1};
   for (int set = 0; set < k / 4; ++set) {
-    std::vector<std::uint8_t> j8;
-    std::vector<std::uint16_t> j16, w16;
-    std::vector<std::uint8_t> w8;
-    std::vector<float> wf;
+    const int jview = small_joints ? b.view<std::uint8_t>(4 * nv, kArrayBuffer) : b.view<std::uint16_t>(4 * nv, kArrayBuffer);
+    const int wview = skin.weight_bits == 8    ? b.view<std::uint8_t>(4 * nv, kArrayBuffer)
+                      : skin.weight_bits == 16 ? b.view<std::uint16_t>(4 * nv, kArrayBuffer)
+                                               : b.view<float>(4 * nv, kArrayBuffer);
+    std::uint8_t* j8 = b.at<std::uint8_t>(jview);
+    std::uint16_t* j16 = b.at<std::uint16_t>(jview);
+    std::uint8_t* w8 = b.at<std::uint8_t>(wview);
+    std::uint16_t* w16 = b.at<std::uint16_t>(wview);
+    float* wf = b.at<float>(wview);
     for (std::size_t v = 0; v < nv; ++v) {
       const std::size_t base = v * static_cast<std::size_t>(k);
       bool weighted = false;
@@ -143,32 +166,34 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
         const std::size_t i = base + static_cast<std::size_t>(c);
         weighted = weighted || (skin.weight_bits ? skin.quantized_weights[i] != 0 : skin.weights[i] != 0.0f);
       }
-      for (int c = 0; c < 4; ++c) {
-        const std::size_t i = base + static_cast<std::size_t>(4 * set + c);
+      for (std::size_t c = 0; c < 4; ++c) {
+        const std::size_t i = base + 4 * static_cast<std::size_t>(set) + c, o = 4 * v + c;
         const bool first = !weighted && set == 0 && c == 0;
         // Slots whose (stored) weight is 0 point at joint 0, as the validator expects.
         const bool used = skin.weight_bits ? skin.quantized_weights[i] != 0 : skin.weights[i] != 0.0f;
         const std::uint16_t joint = weighted && used ? skin.joints[i] : 0;
         if (joint >= nb) return makeError(ErrorCode::kRange, "glTF: joint index beyond the skeleton");
-        small_joints ? j8.push_back(static_cast<std::uint8_t>(joint)) : j16.push_back(joint);
-        if (skin.weight_bits == 8) w8.push_back(first ? 255 : weighted ? static_cast<std::uint8_t>(skin.quantized_weights[i]) : 0);
-        else if (skin.weight_bits == 16) w16.push_back(first ? 65535 : weighted ? skin.quantized_weights[i] : 0);
-        else wf.push_back(first ? 1.0f : weighted ? skin.weights[i] : 0.0f);
+        if (small_joints) j8[o] = static_cast<std::uint8_t>(joint);
+        else j16[o] = joint;
+        if (skin.weight_bits == 8) w8[o] = first ? 255 : weighted ? static_cast<std::uint8_t>(skin.quantized_weights[i]) : 0;
+        else if (skin.weight_bits == 16) w16[o] = first ? 65535 : weighted ? skin.quantized_weights[i] : 0;
+        else wf[o] = first ? 1.0f : weighted ? skin.weights[i] : 0.0f;
       }
     }
-    joint_acc[set] = small_joints ? b.accessor(addStream(b, j8, kArrayBuffer), kUnsignedByte, nv, "VEC4")
-                                  : b.accessor(addStream(b, j16, kArrayBuffer), kUnsignedShort, nv, "VEC4");
-    if (skin.weight_bits == 8) weight_acc[set] = b.accessor(addStream(b, w8, kArrayBuffer), kUnsignedByte, nv, "VEC4", true);
-    else if (skin.weight_bits == 16) weight_acc[set] = b.accessor(addStream(b, w16, kArrayBuffer), kUnsignedShort, nv, "VEC4", true);
-    else weight_acc[set] = b.accessor(addStream(b, wf, kArrayBuffer), kFloat, nv, "VEC4");
+    joint_acc[set] = b.accessor(jview, small_joints ? kUnsignedByte : kUnsignedShort, nv, "VEC4");
+    weight_acc[set] = skin.weight_bits == 8    ? b.accessor(wview, kUnsignedByte, nv, "VEC4", true)
+                      : skin.weight_bits == 16 ? b.accessor(wview, kUnsignedShort, nv, "VEC4", true)
+                                               : b.accessor(wview, kFloat, nv, "VEC4");
   }
   // Indices.
   int idx_acc;
   if (nv <= 65535) {
-    std::vector<std::uint16_t> idx(model.triangles.begin(), model.triangles.end());
-    idx_acc = b.accessor(addStream(b, idx, kElementArrayBuffer), kUnsignedShort, idx.size(), "SCALAR");
+    const int view = b.view<std::uint16_t>(model.triangles.size(), kElementArrayBuffer);
+    std::uint16_t* idx = b.at<std::uint16_t>(view);
+    for (std::size_t i = 0; i < model.triangles.size(); ++i) idx[i] = static_cast<std::uint16_t>(model.triangles[i]);
+    idx_acc = b.accessor(view, kUnsignedShort, model.triangles.size(), "SCALAR");
   } else {
-    idx_acc = b.accessor(addStream(b, model.triangles, kElementArrayBuffer), kUnsignedInt, model.triangles.size(), "SCALAR");
+    idx_acc = b.accessor(b.copy(model.triangles, kElementArrayBuffer), kUnsignedInt, model.triangles.size(), "SCALAR");
   }
 
   // Bones: TRS relative to the parent; inverse bind matrices from exactly those TRS.
@@ -214,7 +239,7 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
     for (int c = 0; c < 4; ++c)
       for (int r = 0; r < 4; ++r) ibm.push_back(static_cast<float>(r == 3 ? (c == 3 ? 1.0 : 0.0) : inv(r, c)));  // column-major
   }
-  const int ibm_acc = b.accessor(addStream(b, ibm, 0), kFloat, nb, "MAT4");
+  const int ibm_acc = b.accessor(b.copy(ibm, 0), kFloat, nb, "MAT4");
 
   const std::int64_t mesh_node = static_cast<std::int64_t>(1 + nb);
   Json body = Json::object();
@@ -318,22 +343,23 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
     return files;
   }
   while (json.size() % 4) json.push_back(' ');
-  auto u32 = [](std::string& out, std::uint32_t v) {
-    for (int s = 0; s < 32; s += 8) out.push_back(static_cast<char>((v >> s) & 0xFF));
-  };
   const std::size_t total = 12 + 8 + json.size() + 8 + bin.size();
   if (total > 0xFFFFFFFFull) return makeError(ErrorCode::kUnsupported, "glTF: the binary file would exceed 4 GiB");
-  std::string& out = files.main;
-  out.reserve(total);
-  out += "glTF";
-  u32(out, 2);
-  u32(out, static_cast<std::uint32_t>(total));
-  u32(out, static_cast<std::uint32_t>(json.size()));
-  out += "JSON";
-  out += json;
-  u32(out, static_cast<std::uint32_t>(bin.size()));
-  out.append("BIN\0", 4);
-  out += bin;
+  std::string head;
+  head.reserve(28 + json.size());
+  auto u32 = [&head](std::uint32_t v) {
+    for (int s = 0; s < 32; s += 8) head.push_back(static_cast<char>((v >> s) & 0xFF));
+  };
+  head += "glTF";
+  u32(2);
+  u32(static_cast<std::uint32_t>(total));
+  u32(static_cast<std::uint32_t>(json.size()));
+  head += "JSON";
+  head += json;
+  u32(static_cast<std::uint32_t>(bin.size()));
+  head.append("BIN\0", 4);
+  bin.insert(0, head);  // within the reserved room: the buffer moves up, nothing is reallocated
+  files.main = std::move(bin);
   return files;
 }
 
