@@ -112,6 +112,9 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   if (parse && !options.weights_cache) early = std::async(std::launch::async, parse, std::size_t{0});
 
 
+  // The vertex groups load on a third thread while this one reads the body.
+  std::future<Expected<VertexGroups>> groups;
+  if (!options.base) groups = std::async(std::launch::async, [&data] { return loadVertexGroups(data, SIZE_MAX); });
   if (options.base && options.mesh.empty()) {
     c.mesh = options.base->mesh;
   } else {
@@ -123,9 +126,9 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   if (options.base) {
     c.groups = options.base->groups;
   } else {
-    auto groups = loadVertexGroups(data, SIZE_MAX);
-    if (!groups) return groups.error();
-    c.groups = std::move(*groups);
+    auto loaded = groups.get();
+    if (!loaded) return loaded.error();
+    c.groups = std::move(*loaded);
   }
   // The vertex groups cover every vertex of the base mesh: their extent is its vertex count.
   std::size_t extent = 0;
