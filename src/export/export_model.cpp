@@ -102,20 +102,31 @@ class NormalTerms {
       for (std::uint32_t k = 0; k < n && all; ++k) all = skip_[corner[k]] != 0;
       if (all) return;
     }
+    // The corners' points and the edges from each to the next, each once (an edge reversed is
+    // the same vector negated, exactly).
+    thread_local std::vector<Eigen::Vector3d> scratch;
+    scratch.resize(2 * n);
+    Eigen::Vector3d* pt = scratch.data();
+    Eigen::Vector3d* edge = pt + n;
+    for (std::uint32_t k = 0; k < n; ++k) pt[k] = point(corner[k]);
     // Newell's method: robust for non-planar quads.
     Eigen::Vector3d fn = Eigen::Vector3d::Zero();
     for (std::uint32_t k = 0; k < n; ++k) {
-      const Eigen::Vector3d p = point(corner[k]), q = point(corner[(k + 1) % n]);
+      const Eigen::Vector3d& p = pt[k];
+      const Eigen::Vector3d& q = pt[k + 1 == n ? 0 : k + 1];
       fn += Eigen::Vector3d((p.y() - q.y()) * (p.z() + q.z()), (p.z() - q.z()) * (p.x() + q.x()), (p.x() - q.x()) * (p.y() + q.y()));
+      edge[k] = q - p;
     }
     const double len = fn.norm();
     if (len == 0.0) return;
     fn /= len;
     for (int c = 0; c < 3; ++c) face_normal_[3 * f + static_cast<std::size_t>(c)] = fn[c];
+    double prev_len = edge[n - 1].norm();
     for (std::uint32_t k = 0; k < n; ++k) {
-      const Eigen::Vector3d p = point(corner[k]);
-      const Eigen::Vector3d e1 = point(corner[(k + n - 1) % n]) - p, e2 = point(corner[(k + 1) % n]) - p;
-      const double l1 = e1.norm(), l2 = e2.norm();
+      const Eigen::Vector3d e1 = -edge[k == 0 ? n - 1 : k - 1];  // to the previous corner
+      const Eigen::Vector3d& e2 = edge[k];                        // to the next corner
+      const double l1 = prev_len, l2 = e2.norm();
+      prev_len = l2;
       if (l1 == 0.0 || l2 == 0.0) continue;
       angle_[a + k] = std::acos(std::clamp(e1.dot(e2) / (l1 * l2), -1.0, 1.0));
     }
