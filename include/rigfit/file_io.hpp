@@ -36,8 +36,9 @@ class FileText {
 /// Maps a regular file read-only. Errors (kIo) name the file.
 [[nodiscard]] Expected<FileText> mapFile(const std::string& path);
 
-/// Writes `bytes` to a temporary file beside `path`, flushes it, then renames it over `path`.
-/// On any failure the temporary file is removed and `path` is left as it was.
+/// Writes `bytes` to a temporary file beside `path`, then moves it to `path` in one step (an
+/// existing file there is exchanged with it and removed; a folder there is an error). On any
+/// failure the temporary file is removed and `path` is left as it was.
 Status writeFileAtomic(const std::string& path, std::string_view bytes);
 
 }  // namespace rigfit
