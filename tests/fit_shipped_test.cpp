@@ -29,6 +29,10 @@ TEST(FitShipped, EveryRigFitsTheBaseMeshWithoutFallbacks) {
     ASSERT_TRUE(fit.ok()) << fit.error().message;
     const Skeleton& s = fit->skeleton;
     EXPECT_EQ(s.size(), bones) << name;
+    auto topology = skeletonTopology(*rig);  // names and parents known before the fit
+    ASSERT_TRUE(topology.has_value()) << name;
+    EXPECT_EQ(topology->names, s.names) << name;
+    EXPECT_EQ(topology->parents, s.parents) << name;
     EXPECT_EQ(fit->fallback_count, 0u) << name;
     EXPECT_TRUE(fit->warnings.empty()) << name << ": " << (fit->warnings.empty() ? "" : fit->warnings[0].message);
     for (std::size_t i = 0; i < s.size(); ++i) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -84,6 +85,11 @@ struct FitResult {
   std::vector<Eigen::Vector3d> roll_reference_z;  ///< per rig bone: the reference used by ALIGN_Z_REFERENCE_Z
   std::size_t fallback_count = 0;
 };
+
+/// The skeleton's bone names and parents (only those fields) as fitSkeleton gives them when it
+/// removes no zero-length bone, known before any body is: enough to bind weights early.
+/// Empty when prepareRig would reject the rig's names or parents.
+std::optional<Skeleton> skeletonTopology(const RigDefinition& rig);
 
 /// Fits `prepared` to `positions` (3 floats per vertex, rig frame; size must be 3*vertex_count).
 /// Reuses `out`'s storage, so refitting the same rig allocates nothing.

@@ -47,6 +47,35 @@ Expected<CharacterBase> loadCharacterBase(const DataSource& data) {
   return base;
 }
 
+namespace {
+
+// The vertex groups cover every vertex of the base mesh: their extent is its vertex count.
+std::size_t groupsExtent(const VertexGroups& groups) {
+  std::size_t extent = 0;
+  for (const auto& ranges : groups.ranges)
+    for (const auto& r : ranges) extent = std::max<std::size_t>(extent, std::size_t(r.last) + 1);
+  return extent;
+}
+
+bool allInRange(const WeightsFile& file, std::size_t n) {
+  bool in_range = true;
+  for (const auto& g : file.groups)
+    for (std::int64_t v : g.vertices) in_range = in_range && static_cast<std::uint64_t>(v) < n;
+  return in_range;
+}
+
+// The weights as parsed (no vertex count), and the skin bound early to `topology` for
+// `bound_count` vertices (0: not bound).
+struct EarlyWeights {
+  Expected<WeightsFile> file;
+  std::size_t bound_count = 0;
+  Skeleton topology;
+  Expected<Skin> skin = Error{};
+  WeightsBinding binding;
+};
+
+}  // namespace
+
 Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions& options) {
   Character c;
   std::string rig_arg = options.rig;
@@ -108,13 +137,35 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
       parse = fromSource(rel, c.weights_label);
     }
   }
-  std::future<Expected<WeightsFile>> early;
-  if (parse && !options.weights_cache) early = std::async(std::launch::async, parse, std::size_t{0});
-
-
-  // The vertex groups load on a third thread while this one reads the body.
+  // The vertex groups load on a third thread while this one reads the body; their extent (the
+  // base mesh's vertex count) lets the weights thread check and bind the weights early too: the
+  // names and parents of the skeleton are known before the fit (skeletonTopology), and the early
+  // skin is used when the fit keeps every bone, as it does unless a bone has zero length.
+  std::promise<std::size_t> extent_promise;  // (outlives the threads that use it)
+  std::shared_future<std::size_t> extent_known = extent_promise.get_future().share();
   std::future<Expected<VertexGroups>> groups;
-  if (!options.base) groups = std::async(std::launch::async, [&data] { return loadVertexGroups(data, SIZE_MAX); });
+  if (!options.base) {
+    groups = std::async(std::launch::async, [&data, &extent_promise] {
+      auto g = loadVertexGroups(data, SIZE_MAX);
+      extent_promise.set_value(g ? groupsExtent(*g) : 0);
+      return g;
+    });
+  } else {
+    extent_promise.set_value(groupsExtent(options.base->groups));
+  }
+  std::future<EarlyWeights> early;
+  if (parse && !options.weights_cache) {
+    early = std::async(std::launch::async, [&parse, &c, extent_known] {
+      EarlyWeights e{parse(0)};
+      const std::size_t n = extent_known.get();
+      auto topology = skeletonTopology(c.rig);
+      if (!e.file || n == 0 || !topology || !allInRange(*e.file, n)) return e;
+      e.skin = bindWeights(*e.file, *topology, c.rig, n, &e.binding);
+      e.bound_count = n;
+      e.topology = std::move(*topology);
+      return e;
+    });
+  }
   if (options.base && options.mesh.empty()) {
     c.mesh = options.base->mesh;
   } else {
@@ -130,10 +181,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     if (!loaded) return loaded.error();
     c.groups = std::move(*loaded);
   }
-  // The vertex groups cover every vertex of the base mesh: their extent is its vertex count.
-  std::size_t extent = 0;
-  for (const auto& ranges : c.groups.ranges)
-    for (const auto& r : ranges) extent = std::max<std::size_t>(extent, std::size_t(r.last) + 1);
+  const std::size_t extent = groupsExtent(c.groups);
   if (c.mesh.vertexCount() != extent)
     return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(c.mesh.vertexCount()) +
                                                " vertices, but the base mesh of " + data.describe() + " has " +
@@ -163,12 +211,16 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     if (!cached) return cached.error();
     file = std::move(*cached);
   } else {
-    auto parsed = early.get();
-    if (!parsed) return parsed.error();
-    bool in_range = true;
-    for (const auto& g : parsed->groups)
-      for (std::int64_t v : g.vertices) in_range = in_range && static_cast<std::uint64_t>(v) < n;
-    if (!in_range) {
+    EarlyWeights e = early.get();
+    if (!e.file) return e.file.error();
+    if (e.bound_count == n && e.skin && e.topology.names == c.fit.skeleton.names && e.topology.parents == c.fit.skeleton.parents) {
+      c.skin = std::move(*e.skin);
+      c.binding = std::move(e.binding);
+      c.has_skin = true;
+      return c;
+    }
+    Expected<WeightsFile> parsed = std::move(e.file);
+    if (!allInRange(*parsed, n)) {
       parsed = parse(n);  // names the first index out of range, as a checked parse does
       if (!parsed) return parsed.error();
     }

@@ -3,6 +3,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "fit/bone_order.hpp"
 #include "rigfit/fit.hpp"
 
 namespace rigfit {
@@ -77,21 +78,7 @@ class Preparer {
   // Parents-first, depth-first order; bones never reached from a root are in a cycle.
   Status order(PreparedRig& p) const {
     const std::size_t nb = p.parent.size();
-    std::vector<std::vector<std::uint32_t>> children(nb);
-    std::vector<std::uint32_t> roots;
-    for (std::size_t i = 0; i < nb; ++i) {
-      if (p.parent[i] == kNoParent) roots.push_back(static_cast<std::uint32_t>(i));
-      else children[static_cast<std::size_t>(p.parent[i])].push_back(static_cast<std::uint32_t>(i));
-    }
-    std::vector<std::uint32_t> stack;
-    for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back(*it);
-    while (!stack.empty()) {
-      const std::uint32_t b = stack.back();
-      stack.pop_back();
-      p.order.push_back(b);
-      const auto& ch = children[b];
-      for (auto it = ch.rbegin(); it != ch.rend(); ++it) stack.push_back(*it);
-    }
+    p.order = detail::parentsFirstOrder(p.parent);
     if (p.order.size() != nb) {
       std::vector<std::uint8_t> seen(nb, 0);
       for (auto b : p.order) seen[b] = 1;
