@@ -67,6 +67,57 @@ TEST(Obj, FaceIndicesReadAtOnceOrByDigit) {
   EXPECT_EQ(big.error().message, "b.obj: line 2: bad vertex index");
 }
 
+// Lines far enough from the end of the text are read by the whole-line fast path (the usual v,
+// vt and f forms) and fall back to the general reader for anything else: both give the same
+// mesh and the same errors. A trailing comment keeps every statement on the fast path's side.
+TEST(Obj, FastLinesAndTheGeneralReaderAgree) {
+  const std::string pad = "# " + std::string(300, 'x') + "\n";
+  const std::string head = "v 1 2 3\nv -4.5 0.25 7\nv 0.125 -0.5 2\nv 3. .5 -0\nvt 0.5 0.25\nvt 1 0\nvn 0 0 1\n";
+  const std::string faces =
+      "f 1 2 3\n"                    // before any g: the "default" group
+      "g body\n"
+      "f 1/1 2/2 3/1 4/2\n"
+      "f 1//1 2//1 3//1\r\n"         // CR LF
+      "f 1/2/1 2/1/1 3/2/1\n"
+      "f  1 2 3\n"                   // two spaces: general path
+      "f 1 2 3 4 1 2 3 4 1\n"        // nine corners: general path
+      "f -1 -2 -3\n";                // relative: general path
+  auto fast = parseObj(head + faces + pad, "fast.obj");
+  auto general = parseObj(head + faces, "general.obj");  // the last lines are within 256 bytes of the end
+  ASSERT_TRUE(fast.ok()) << fast.error().message;
+  ASSERT_TRUE(general.ok()) << general.error().message;
+  EXPECT_EQ(fast->positions, general->positions);
+  EXPECT_EQ(fast->uvs, general->uvs);
+  EXPECT_EQ(fast->normals, general->normals);
+  EXPECT_EQ(fast->face_offsets, general->face_offsets);
+  EXPECT_EQ(fast->corner_vertices, general->corner_vertices);
+  EXPECT_EQ(fast->corner_uvs, general->corner_uvs);
+  EXPECT_EQ(fast->corner_normals, general->corner_normals);
+  EXPECT_EQ(fast->face_groups, general->face_groups);
+  EXPECT_EQ(fast->group_names, (std::vector<std::string>{"default", "body"}));
+  EXPECT_EQ(fast->positions[9], 3.0f * 0.1f);                                    // "3."
+  EXPECT_EQ(fast->positions[11], 0.5f * 0.1f);                                   // ".5" is the OBJ y
+  EXPECT_EQ(fast->face_offsets, (std::vector<std::uint32_t>{0, 3, 7, 10, 13, 16, 25, 28}));
+  EXPECT_EQ(fast->corner_uvs[3], 0);
+  EXPECT_EQ(fast->corner_uvs[4], 1);
+  EXPECT_EQ(fast->corner_normals[7], 0);
+  EXPECT_EQ(fast->corner_uvs[10], 1);
+  EXPECT_EQ(fast->corner_vertices[25], 3u);  // -1: the last vertex
+  // Errors: the fast path declines, the general reader names the line.
+  const std::pair<const char*, const char*> bad[] = {
+      {"f 1/3 2/1 3/1\n", "line 8: texture coordinate index out of range"},
+      {"f 1//2 2//1 3//1\n", "line 8: normal index out of range"},
+      {"f 1 0 2\n", "line 8: vertex index out of range"},
+      {"f 1 2\n", "line 8: a face needs at least 3 corners"},
+      {"v 1 2 3x\n", "line 8: expected a number, found \"3x\""},
+      {"vt 0.5\n", "line 8: expected a number, found \"\""}};
+  for (const auto& [line, message] : bad) {
+    auto e = parseObj(head + line + pad, "bad.obj");
+    ASSERT_FALSE(e.ok()) << line;
+    EXPECT_EQ(e.error().message, std::string("bad.obj: ") + message) << line;
+  }
+}
+
 TEST(Obj, WriteReadRoundTripKeepsTopologyAndPositions) {
   auto m = parseObj("v 1 2 3\nv 4 5 6\nv 7 8 9.5\nvt 0 1\ng body\nf 1/1 2/1 3/1\n", "t.obj");
   ASSERT_TRUE(m.ok());

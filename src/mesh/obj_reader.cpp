@@ -132,6 +132,13 @@ class ObjParser {
     const char* p = t_.data();
     const char* end = end_;
     while (p < end) {
+      if (end - p >= kFastSlack) {
+        if (const char* next = fastLine(p)) {  // the usual v, vt and f lines, read in one go
+          ++line_;
+          p = next;
+          continue;
+        }
+      }
       const char* eol = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
       if (!eol) eol = end;
       ++line_;
@@ -152,6 +159,100 @@ class ObjParser {
   }
 
  private:
+  // The fast path reads whole lines of the forms MakeHuman writes ("v X Y Z", "vt U V",
+  // "f A/B C/D ..." with up to kFastCorners corners, single spaces, plain decimals, positive
+  // indices) where at least kFastSlack bytes remain, so no read can pass the end of the text.
+  // It returns the start of the next line, or nullptr having changed nothing: the general path
+  // then reads the line (and reports any error).
+  static constexpr std::ptrdiff_t kFastSlack = 256;
+  static constexpr int kFastCorners = 8;
+
+  // A plain decimal ending at ' ', '\r' or '\n': the exact fast path of fastDecimal8.
+  RIGFIT_INLINE static const char* fastNumber(const char* p, float& out) {
+    static constexpr std::uint64_t kScale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f};
+    const bool neg = *p == '-';
+    p += neg;
+    std::uint64_t m = 0, f = 0;
+    const char* s = p;  // the integer part is short (MakeHuman: one digit): digit by digit
+    for (unsigned d; (d = static_cast<unsigned char>(*p) - static_cast<unsigned>('0')) <= 9 && p - s < 8; ++p) m = m * 10 + d;
+    const std::ptrdiff_t ni = p - s;
+    if (ni == 8) return nullptr;
+    int nf = 0;
+    if (*p == '.') {
+      nf = eightDigits(p + 1, f);
+      if (nf == 8) return nullptr;
+      m = m * kScale[nf] + f;
+      p += 1 + nf;
+    }
+    if (ni + nf == 0 || m > (1u << 24) || (*p != ' ' && *p != '\n' && *p != '\r')) return nullptr;
+    const float v = static_cast<float>(m) / kPow10[nf];
+    out = neg ? -v : v;
+    return p;
+  }
+
+  // A positive index of 1 to 7 digits, 0-based in `out`.
+  RIGFIT_INLINE static const char* fastIndex(const char* p, std::int32_t& out) {
+    std::uint64_t u;
+    const int n = eightDigits(p, u);
+    if (n == 0 || n == 8 || u == 0) return nullptr;
+    out = static_cast<std::int32_t>(u - 1);
+    return p + n;
+  }
+
+  RIGFIT_INLINE static const char* lineEnd(const char* p) {
+    if (*p == '\r') ++p;
+    return *p == '\n' ? p + 1 : nullptr;
+  }
+
+  const char* fastLine(const char* p) {
+    if (p[0] == 'v' && p[1] == ' ') {
+      float x, y, z;
+      if (!(p = fastNumber(p + 2, x)) || *p != ' ' || !(p = fastNumber(p + 1, y)) || *p != ' ' || !(p = fastNumber(p + 1, z)) ||
+          !(p = lineEnd(p)))
+        return nullptr;
+      const float s = scale_;
+      mesh_.positions.insert(mesh_.positions.end(), {x * s, -z * s, y * s});
+      return p;
+    }
+    if (p[0] == 'v' && p[1] == 't' && p[2] == ' ') {
+      float u, v;
+      if (!(p = fastNumber(p + 3, u)) || *p != ' ' || !(p = fastNumber(p + 1, v)) || !(p = lineEnd(p))) return nullptr;
+      mesh_.uvs.insert(mesh_.uvs.end(), {u, v});
+      return p;
+    }
+    if (p[0] == 'f' && p[1] == ' ' && !mesh_.group_names.empty()) {
+      const long nt = static_cast<long>(mesh_.uvs.size() / 2), nn = static_cast<long>(mesh_.normals.size() / 3);
+      std::int32_t v[kFastCorners], vt[kFastCorners], vn[kFastCorners];
+      int n = 0;
+      ++p;
+      while (*p == ' ') {
+        if (n == kFastCorners || !(p = fastIndex(p + 1, v[n]))) return nullptr;
+        vt[n] = vn[n] = -1;
+        if (*p == '/') {
+          ++p;
+          if (*p != '/') {
+            if (!(p = fastIndex(p, vt[n])) || vt[n] >= nt) return nullptr;
+          }
+          if (*p == '/') {
+            if (!(p = fastIndex(p + 1, vn[n])) || vn[n] >= nn) return nullptr;
+          }
+        }
+        ++n;
+      }
+      if (n < 3 || !(p = lineEnd(p))) return nullptr;
+      for (int k = 0; k < n; ++k) {
+        mesh_.corner_vertices.push_back(static_cast<std::uint32_t>(v[k]));
+        mesh_.corner_uvs.push_back(vt[k]);
+        mesh_.corner_normals.push_back(vn[k]);
+      }
+      mesh_.face_offsets.push_back(static_cast<std::uint32_t>(mesh_.corner_vertices.size()));
+      mesh_.face_groups.push_back(current_group_);
+      return p;
+    }
+    return nullptr;
+  }
+
   bool fail(std::string what) {
     error_ = makeError(ErrorCode::kSyntax, std::string(label_) + ": line " + std::to_string(line_) + ": " + what);
     return false;
