@@ -221,6 +221,38 @@ TEST(Obj, Hm08NumbersEqualFromChars) {
   EXPECT_EQ(t, m->uvs.size() / 2);
 }
 
+// parseVertexGroups reads the file without a Json tree: the same groups as vertexGroupsFromJson
+// on hm08's file, and the same error for every kind of bad input.
+TEST(VertexGroups, TextReaderAgreesWithTheJsonReader) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const std::string hm08 = test::readText(test::sharedData() + "/mesh_metadata/basemesh_vertex_groups.json");
+  auto fast = parseVertexGroups(hm08, "g.json", 19158);
+  auto json = parseJson(hm08, "g.json");
+  ASSERT_TRUE(fast.ok() && json.ok());
+  auto slow = vertexGroupsFromJson(*json, "g.json", 19158);
+  ASSERT_TRUE(slow.ok());
+  EXPECT_EQ(fast->names, slow->names);
+  ASSERT_EQ(fast->ranges.size(), slow->ranges.size());
+  for (std::size_t g = 0; g < fast->ranges.size(); ++g) {
+    ASSERT_EQ(fast->ranges[g].size(), slow->ranges[g].size());
+    for (std::size_t r = 0; r < fast->ranges[g].size(); ++r) {
+      EXPECT_EQ(fast->ranges[g][r].first, slow->ranges[g][r].first);
+      EXPECT_EQ(fast->ranges[g][r].last, slow->ranges[g][r].last);
+    }
+    EXPECT_EQ(fast->index.at(fast->names[g]), g);
+  }
+  for (const char* bad : {R"({"a": [[0, 7]], "b": [[8, 20]]})", R"({"a": [[0, 7]], "a": [[8, 9]]})", R"({"a": [[0, 7.0]]})",
+                          R"({"a": [[0, 1, 2]]})", R"({"a": [[-1, 2]]})", R"({"a": [[5, 2]]})", R"({"a": [[0, 18446744073709551615]]})",
+                          R"({"a": {"b": 1}})", R"([[0, 1]])", R"({"a": [[0, 1]])", R"({"a": [[0, 1]]} x)", R"({"a": [0, 1]})"}) {
+    auto f = parseVertexGroups(bad, "g.json", 16);
+    auto j = parseJson(bad, "g.json");
+    const Error want = j ? vertexGroupsFromJson(*j, "g.json", 16).error() : j.error();
+    ASSERT_FALSE(f.ok()) << bad;
+    EXPECT_EQ(f.error().message, want.message) << bad;
+    EXPECT_EQ(f.error().code, want.code) << bad;
+  }
+}
+
 TEST(VertexGroups, RangeBeyondMeshIsAnError) {
   auto j = parseJson(R"({"joint-a": [[0, 7]], "joint-b": [[8, 20]]})", "g.json");
   ASSERT_TRUE(j.ok());

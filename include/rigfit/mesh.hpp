@@ -62,5 +62,7 @@ struct VertexGroups {
 
 /// Reads `{"group": [[first, last], ...], ...}`; every index must be < vertex_count.
 [[nodiscard]] Expected<VertexGroups> vertexGroupsFromJson(const Json& json, std::string_view label, std::size_t vertex_count);
+/// The same from the file's text (parsed without an intermediate Json tree; same errors).
+[[nodiscard]] Expected<VertexGroups> parseVertexGroups(std::string_view text, std::string_view label, std::size_t vertex_count);
 
 }  // namespace rigfit

@@ -98,9 +98,7 @@ Expected<VertexGroups> loadVertexGroups(const DataSource& data, std::size_t vert
   const char* rel = "mesh_metadata/basemesh_vertex_groups.json";
   auto file = data.view(rel);
   if (!file) return file.error();
-  auto json = parseJson(file->text(), data.label(rel));
-  if (!json) return json.error();
-  return vertexGroupsFromJson(*json, data.label(rel), vertex_count);
+  return parseVertexGroups(file->text(), data.label(rel), vertex_count);
 }
 
 Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) {

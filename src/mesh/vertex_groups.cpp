@@ -1,5 +1,7 @@
 #include "rigfit/mesh.hpp"
 
+#include <simdjson.h>
+
 namespace rigfit {
 
 const std::vector<VertexGroups::Range>* VertexGroups::find(std::string_view name) const {
@@ -38,6 +40,39 @@ Expected<VertexGroups> vertexGroupsFromJson(const Json& json, std::string_view l
     }
     groups.index.emplace(name, static_cast<std::uint32_t>(groups.names.size()));
     groups.names.push_back(name);
+    groups.ranges.push_back(std::move(ranges));
+  }
+  return groups;
+}
+
+Expected<VertexGroups> parseVertexGroups(std::string_view text, std::string_view label, std::size_t vertex_count) {
+  // Straight from simdjson's document, without building a Json tree; anything unexpected
+  // (a duplicate name, a value that is not a [first, last] pair of integers in range, bad
+  // JSON) is left to parseJson and vertexGroupsFromJson, whose errors name the place.
+  auto exact = [&]() -> Expected<VertexGroups> {
+    auto json = parseJson(text, label);
+    if (!json) return json.error();
+    return vertexGroupsFromJson(*json, label, vertex_count);
+  };
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::object root;
+  if (parser.parse(text.data(), text.size(), true).get(root)) return exact();
+  VertexGroups groups;
+  for (simdjson::dom::key_value_pair kv : root) {
+    simdjson::dom::array list;
+    if (kv.value.get(list)) return exact();
+    std::vector<VertexGroups::Range> ranges;
+    ranges.reserve(list.size());
+    for (simdjson::dom::element r : list) {
+      simdjson::dom::array pair;
+      if (r.get(pair) || pair.size() != 2) return exact();
+      std::int64_t a = 0, b = 0;
+      if (pair.at(0).get(a) || pair.at(1).get(b) || a < 0 || b < a || static_cast<std::uint64_t>(b) >= vertex_count) return exact();
+      ranges.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
+    }
+    std::string name(kv.key);
+    if (!groups.index.emplace(name, static_cast<std::uint32_t>(groups.names.size())).second) return exact();
+    groups.names.push_back(std::move(name));
     groups.ranges.push_back(std::move(ranges));
   }
   return groups;
