@@ -20,9 +20,9 @@
 // chunk runs on padded copies, so a chunk's 12 matrix vectors never leave the registers.
 // The kernels are bound by latency more than by port throughput (a chunk's blend, cofactor and
 // 1/sqrt chain is ~80 cycles): measured slower on AVX-512 were blending the next chunk ahead
-// through a stack buffer, two chunks in one block, M_0 + sum_i w_i (M_i - M_0) (one bone's products fewer, through a
-// store), the normal as triple products (6 operations fewer, longer chains), and software
-// prefetching (the hardware streams these arrays).
+// through a stack buffer, two chunks in one block, M_0 + sum_i w_i (M_i - M_0) (one bone's
+// products fewer, through a store), the normal as triple products (6 operations fewer, longer
+// chains), and software prefetching (the hardware streams these arrays).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "skin/skinning_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
