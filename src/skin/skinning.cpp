@@ -359,6 +359,19 @@ int partsFor(const SkinningJob& job, std::size_t vertices) {
   return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(parts, 1)), by_size));
 }
 
+// Pieces the layout path splits into: with a pool, a few per thread, taken from a shared counter,
+// so that a worker that starts late (its core busy) takes fewer and the job still ends when the
+// work does; with std::threads (or a pool larger than the job's threads, all of whose threads
+// would join in), one per thread.
+int piecesFor(const SkinningJob& job, std::size_t vertices, int parts) {
+  if (job.pool == nullptr || job.pool->threads() > parts) return parts;
+  constexpr int kPiecesPerThread = 4;
+  constexpr std::size_t kMinVerticesPerPiece = 2048;
+  const std::size_t by_size = std::max<std::size_t>(1, vertices / kMinVerticesPerPiece);
+  return static_cast<int>(std::clamp<std::size_t>(by_size, static_cast<std::size_t>(parts),
+                                                  static_cast<std::size_t>(parts) * kPiecesPerThread));
+}
+
 // A 64-byte aligned float buffer on the stack for small sizes, on the heap otherwise.
 class Scratch {
  public:
@@ -788,7 +801,7 @@ bool SkinningJob::run() const {
     detail::skinChunks(args, 0, args.layout.chunk_count);
     return true;
   }
-  const std::vector<std::size_t> cut = layout->split(parts);
+  const std::vector<std::size_t> cut = layout->split(piecesFor(*this, n, parts));
   runParts(*this, static_cast<int>(cut.size()) - 1, [&](int part) {
     detail::skinChunks(args, cut[static_cast<std::size_t>(part)], cut[static_cast<std::size_t>(part) + 1]);
   });

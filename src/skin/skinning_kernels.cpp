@@ -16,7 +16,13 @@
 //     with full-width contiguous stores in the original vertex order. Rest vertices are blended
 //     back from the inputs with a lane mask.
 // Nothing is stored but the outputs: on the target machines, stores (and the 4 KiB aliasing of
-// later loads with them) cost more than the shuffles they would save.
+// later loads with them) cost more than the shuffles they would save. The mesh's last, partial
+// chunk runs on padded copies, so a chunk's 12 matrix vectors never leave the registers.
+// The kernels are bound by latency more than by port throughput (a chunk's blend, cofactor and
+// 1/sqrt chain is ~80 cycles): measured slower on AVX-512 were blending the next chunk ahead
+// through a stack buffer, two chunks in one block, M_0 + sum_i w_i (M_i - M_0) (one bone's
+// products fewer, through a store), the normal as triple products (6 operations fewer, longer
+// chains), and software prefetching (the hardware streams these arrays).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "skin/skinning_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -376,16 +382,11 @@ HWY_INLINE void GatherMatrices(std::size_t s0, const RowFn& row, V (&m)[3][4]) {
   for (std::size_t j = 0; j < 3; ++j) Transpose4(x[j][0], x[j][1], x[j][2], x[j][3], m[j][0], m[j][1], m[j][2], m[j][3]);
 }
 
-// The last, partial vectors of the mesh, through padded copies.
-template <bool kNormals>
-HWY_NOINLINE void TransformTail(const V (&m)[3][4], const detail::SkinningKernelArgs& a, std::size_t v,
-                                std::size_t rem, std::uint64_t rest) {
-  alignas(64) float ip[3 * kN] = {}, in[3 * kN] = {}, op[3 * kN], on[3 * kN];
-  std::memcpy(ip, a.in_positions + 3 * v, rem * 3 * sizeof(float));
-  if (kNormals) std::memcpy(in, a.in_normals + 3 * v, rem * 3 * sizeof(float));
-  Transform<kNormals>(m, ip, in, op, on, rest);
-  std::memcpy(a.out_positions + 3 * v, op, rem * 3 * sizeof(float));
-  if (kNormals) std::memcpy(a.out_normals + 3 * v, on, rem * 3 * sizeof(float));
+// The pointer in a register of its own, so that the loads folded into FMAs use base + offset
+// addressing: with base + index, each such FMA is two fused uops instead of one.
+HWY_INLINE const float* PlainAddress(const float* p) {
+  asm("" : "+r"(p));
+  return p;
 }
 
 // Per-bone chunk: m = sum_j W_j * M_j with the 16 vertices' weights W_j as a vector and the
@@ -393,7 +394,7 @@ HWY_NOINLINE void TransformTail(const V (&m)[3][4], const detail::SkinningKernel
 HWY_INLINE void GatherPerBone(std::size_t u, const float* HWY_RESTRICT mats, const std::uint16_t* HWY_RESTRICT b,
                               const float* HWY_RESTRICT w, std::size_t s0, V (&m)[3][4]) {
   const D d;
-  const float* m0 = mats + std::size_t(b[0]) * kRow;
+  const float* m0 = PlainAddress(mats + std::size_t(b[0]) * kRow);
   if (u == 1) {
     for (std::size_t j = 0; j < 3; ++j) {
       for (std::size_t e = 0; e < 4; ++e) m[j][e] = hn::Set(d, m0[4 * j + e]);
@@ -405,7 +406,7 @@ HWY_INLINE void GatherPerBone(std::size_t u, const float* HWY_RESTRICT mats, con
     for (std::size_t e = 0; e < 4; ++e) m[j][e] = hn::Mul(w0, hn::Set(d, m0[4 * j + e]));
   }
   for (std::size_t i = 1; i < u; ++i) {
-    const float* mi = mats + std::size_t(b[i]) * kRow;
+    const float* mi = PlainAddress(mats + std::size_t(b[i]) * kRow);
     const V wi = hn::Load(d, w + i * kC + s0);
     for (std::size_t j = 0; j < 3; ++j) {
       for (std::size_t e = 0; e < 4; ++e) m[j][e] = hn::MulAdd(wi, hn::Set(d, mi[4 * j + e]), m[j][e]);
@@ -477,57 +478,63 @@ HWY_INLINE void GatherPerBoneDualQuat(std::size_t u, const float* HWY_RESTRICT d
   }
 }
 
+// Where chunks read and write their vertices: the caller's arrays, or padded copies of the
+// mesh's last, partial chunk (so that every vector is whole and the matrices never leave the
+// registers).
+struct Io {
+  const float* in_p;
+  const float* in_n;
+  float* out_p;
+  float* out_n;
+  std::size_t first;  ///< the vertex at in_p[0]
+};
+
 template <bool kNormals, class Gather>
-HWY_INLINE void SkinChunk(const detail::SkinningKernelArgs& a, std::size_t c, std::size_t count, const Gather& gather) {
-  for (std::size_t s0 = 0; s0 < count; s0 += kN) {
+HWY_INLINE void SkinChunk(const detail::SkinningKernelArgs& a, const Io& io, std::size_t c, const Gather& gather) {
+  for (std::size_t s0 = 0; s0 < kC; s0 += kN) {
     V m[3][4];
     gather(s0, m);
-    const std::size_t v = c * kC + s0;
-    const std::uint64_t rest = RestLanes(a.layout.rest_bits, v);
-    if (HWY_LIKELY(count - s0 >= kN)) {
-      Transform<kNormals>(m, a.in_positions + 3 * v, kNormals ? a.in_normals + 3 * v : nullptr,
-                          a.out_positions + 3 * v, kNormals ? a.out_normals + 3 * v : nullptr, rest);
-    } else {
-      TransformTail<kNormals>(m, a, v, count - s0, rest);
-    }
+    const std::size_t v = c * kC + s0, o = 3 * (v - io.first);
+    Transform<kNormals>(m, io.in_p + o, kNormals ? io.in_n + o : nullptr, io.out_p + o, kNormals ? io.out_n + o : nullptr,
+                        RestLanes(a.layout.rest_bits, v));
   }
 }
 
 template <bool kNormals, std::size_t K>
-HWY_NOINLINE void SkinChunkK(const detail::SkinningKernelArgs& a, std::size_t c, std::size_t count) {
+HWY_NOINLINE void SkinChunkK(const detail::SkinningKernelArgs& a, const Io& io, std::size_t c) {
   const std::uint16_t* b = a.layout.bones + a.layout.chunk_bone[c];
   const float* w = a.layout.weights + a.layout.chunk_weight[c];
   const float* mats = a.matrices;
-  SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) {
+  SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
     GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) { BlendVertex<K>(mats, b, w, v, acc); }, m);
   });
 }
 
+// Whole chunks [chunk_begin, chunk_end).
 template <bool kNormals>
-void SkinChunksImpl(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
+void SkinRange(const detail::SkinningKernelArgs& a, const Io& io, std::size_t chunk_begin, std::size_t chunk_end) {
   const detail::SkinningView& L = a.layout;
   const D d;
   const float* mats = a.matrices;
   for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
-    const std::size_t count = c + 1 < L.chunk_count ? kC : L.vertex_count - c * kC;
     const std::size_t k = L.chunk_k[c], u = L.chunk_u[c];
     const std::uint16_t* b = L.bones + L.chunk_bone[c];
     const float* w = L.weights + L.chunk_weight[c];
     if (HWY_UNLIKELY(k == 0 && u == 0)) {  // every vertex at rest
-      const std::size_t v = c * kC;
-      if (a.out_positions != a.in_positions) std::memcpy(a.out_positions + 3 * v, a.in_positions + 3 * v, count * 12);
-      if (kNormals && a.out_normals != a.in_normals) std::memcpy(a.out_normals + 3 * v, a.in_normals + 3 * v, count * 12);
+      const std::size_t o = 3 * (c * kC - io.first);
+      if (io.out_p != io.in_p) std::memcpy(io.out_p + o, io.in_p + o, kC * 12);
+      if (kNormals && io.out_n != io.in_n) std::memcpy(io.out_n + o, io.in_n + o, kC * 12);
       continue;
     }
     if (a.dual_quats != nullptr && u != 0) {
       const float* dqs = a.dual_quats;
-      SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBoneDualQuat(u, dqs, b, w, s0, m); });
+      SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBoneDualQuat(u, dqs, b, w, s0, m); });
       continue;
     }
     if (a.dual_quats != nullptr) {
       alignas(64) float rows[kC * kRow];
       for (std::size_t v = 0; v < kC; ++v) BlendDualQuatVertex(L, a.dual_quats, c, v, rows + v * kRow);
-      SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) {
+      SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
         GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) {
           for (std::size_t p = 0; p < kParts; ++p) acc[p] = hn::Load(d, rows + v * kRow + p * kN);
         }, m);
@@ -535,22 +542,39 @@ void SkinChunksImpl(const detail::SkinningKernelArgs& a, std::size_t chunk_begin
       continue;
     }
     if (u != 0) {
-      SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBone(u, mats, b, w, s0, m); });
+      SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBone(u, mats, b, w, s0, m); });
       continue;
     }
     switch (k) {
-      case 1: SkinChunkK<kNormals, 1>(a, c, count); break;
-      case 2: SkinChunkK<kNormals, 2>(a, c, count); break;
-      case 3: SkinChunkK<kNormals, 3>(a, c, count); break;
-      case 4: SkinChunkK<kNormals, 4>(a, c, count); break;
-      case 5: SkinChunkK<kNormals, 5>(a, c, count); break;
-      case 6: SkinChunkK<kNormals, 6>(a, c, count); break;
+      case 1: SkinChunkK<kNormals, 1>(a, io, c); break;
+      case 2: SkinChunkK<kNormals, 2>(a, io, c); break;
+      case 3: SkinChunkK<kNormals, 3>(a, io, c); break;
+      case 4: SkinChunkK<kNormals, 4>(a, io, c); break;
+      case 5: SkinChunkK<kNormals, 5>(a, io, c); break;
+      case 6: SkinChunkK<kNormals, 6>(a, io, c); break;
       default:
-        SkinChunk<kNormals>(a, c, count, [&](std::size_t s0, V(&m)[3][4]) {
+        SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
           GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) { BlendVertexAny(k, mats, b, w, v, acc); }, m);
         });
     }
   }
+}
+
+template <bool kNormals>
+void SkinChunksImpl(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
+  const detail::SkinningView& L = a.layout;
+  const std::size_t tail = L.vertex_count % kC;  // vertices in a partial last chunk
+  const bool partial = tail != 0 && chunk_begin < chunk_end && chunk_end == L.chunk_count;
+  const std::size_t whole_end = partial ? chunk_end - 1 : chunk_end;
+  SkinRange<kNormals>(a, Io{a.in_positions, a.in_normals, a.out_positions, a.out_normals, 0}, chunk_begin, whole_end);
+  if (!partial) return;
+  const std::size_t v0 = whole_end * kC;
+  alignas(64) float in_p[3 * kC] = {}, in_n[3 * kC] = {}, out_p[3 * kC], out_n[3 * kC];
+  std::memcpy(in_p, a.in_positions + 3 * v0, tail * 12);
+  if (kNormals) std::memcpy(in_n, a.in_normals + 3 * v0, tail * 12);
+  SkinRange<kNormals>(a, Io{in_p, in_n, out_p, out_n, v0}, whole_end, chunk_end);
+  std::memcpy(a.out_positions + 3 * v0, out_p, tail * 12);
+  if (kNormals) std::memcpy(a.out_normals + 3 * v0, out_n, tail * 12);
 }
 
 void SkinChunks(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
