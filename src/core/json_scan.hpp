@@ -34,23 +34,55 @@ inline bool isDigit(char c) { return static_cast<unsigned char>(c - '0') <= 9; }
 // The first non-whitespace byte at or after p (there is one: the root's closing '}').
 [[gnu::always_inline]] inline const char* skipSpace(const char* p) {
   if (static_cast<unsigned char>(*p) > ' ') return p;  // the usual case, in one test
+  if (*p == ' ' && static_cast<unsigned char>(p[1]) > ' ') return p + 1;  // ": ", ", "
 #if defined(__SSE2__)
-  // Pretty-printed files: a newline, then up to ~30 spaces of indentation, 16 per step.
-  p += *p == '\n';
+  // Pretty-printed files: a newline, then up to ~30 spaces of indentation, 16 bytes per step. (A
+  // token's position depends on this scan: it is kept short, one compare chain per step.)
   for (;;) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')))) & 0xFFFFu;
+    const __m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+    const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(ws)) & 0xFFFFu;
     if (other) {
       p += __builtin_ctz(other);
       break;
     }
     p += 16;
-    if (static_cast<unsigned char>(*p) > ' ') return p;
   }
   if (static_cast<unsigned char>(*p) > ' ') return p;
 #endif
   while (isJsonSpace(*p)) ++p;  // other whitespace (and other layouts)
   return p;
+}
+
+// The n bytes at p are spaces (n <= 32; readable: the text's padding covers them).
+[[gnu::always_inline]] inline bool allSpaces(const char* p, int n) {
+#if defined(__SSE2__)
+  const __m128i sp = _mm_set1_epi8(' ');
+  const unsigned lo = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), sp)));
+  const unsigned hi = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)), sp)));
+  const std::uint64_t want = (std::uint64_t{1} << n) - 1;
+  return ((lo | (hi << 16)) & want) == want;
+#else
+  for (int i = 0; i < n; ++i)
+    if (p[i] != ' ') return false;
+  return true;
+#endif
+}
+
+// skipSpace with a prediction: a line break followed by `indent` spaces (the indentation this
+// caller saw last time), so that the next token's position does not wait for a scan; the
+// prediction is checked off that path. A miss scans and updates `indent`.
+[[gnu::always_inline]] inline const char* skipSpace(const char* p, int& indent) {
+  if (static_cast<unsigned char>(*p) > ' ') return p;
+  if (*p == '\n') {
+    const char* q = p + 1 + indent;
+    if (static_cast<unsigned char>(*q) > ' ' && allSpaces(p + 1, indent)) return q;
+    q = skipSpace(p);
+    const std::ptrdiff_t n = q - p - 1;
+    if (n <= 32) indent = static_cast<int>(n);
+    return q;
+  }
+  return skipSpace(p);
 }
 
 // The number of ASCII digits (0-8) that start the 8 bytes at p, and their value (SWAR, after
@@ -221,7 +253,7 @@ class Scanner {
   /// The next byte is `c` (skipped, with the whitespace after it).
   bool eat(char c) {
     if (*p_ != c) return false;
-    p_ = skipSpace(p_ + 1);
+    p_ = skipSpace(p_ + 1, indent_);
     return true;
   }
 
@@ -236,7 +268,7 @@ class Scanner {
   int next(char close) {
     const char c = *p_;
     if (c == ',') {
-      p_ = skipSpace(p_ + 1);
+      p_ = skipSpace(p_ + 1, indent_);
       return 1;
     }
     if (c == close) {
@@ -278,7 +310,7 @@ class Scanner {
     }
     out = std::string_view(s, static_cast<std::size_t>(q - s));
     if (!ascii && !simdjson::validate_utf8(out.data(), out.size())) return false;
-    p_ = skipSpace(q + 1);
+    p_ = skipSpace(q + 1, indent_);
     return true;
   }
 
@@ -288,7 +320,7 @@ class Scanner {
   /// A number token (see scanNumber), and its whitespace.
   bool number(NumberToken& t) {
     if (!scanNumber(p_, t)) return false;
-    p_ = skipSpace(t.end);
+    p_ = skipSpace(t.end, indent_);
     return true;
   }
 
@@ -296,12 +328,12 @@ class Scanner {
   bool boolean(bool& out) {
     if (std::memcmp(p_, "true", 4) == 0) {
       out = true;
-      p_ = skipSpace(p_ + 4);
+      p_ = skipSpace(p_ + 4, indent_);
       return true;
     }
     if (std::memcmp(p_, "false", 5) == 0) {
       out = false;
-      p_ = skipSpace(p_ + 5);
+      p_ = skipSpace(p_ + 5, indent_);
       return true;
     }
     return false;
@@ -309,7 +341,7 @@ class Scanner {
   /// null (and the whitespace after); false when the value is something else.
   bool null() {
     if (std::memcmp(p_, "null", 4) != 0) return false;
-    p_ = skipSpace(p_ + 4);
+    p_ = skipSpace(p_ + 4, indent_);
     return true;
   }
 
@@ -321,7 +353,7 @@ class Scanner {
     if (depth > 1000) return false;
     switch (*p_) {
       case '{': {
-        p_ = skipSpace(p_ + 1);
+        p_ = skipSpace(p_ + 1, indent_);
         if (!first('}')) return true;
         const std::size_t mark = keys.size();
         int more = 1;
@@ -336,7 +368,7 @@ class Scanner {
         return unique;
       }
       case '[': {
-        p_ = skipSpace(p_ + 1);
+        p_ = skipSpace(p_ + 1, indent_);
         if (!first(']')) return true;
         int more = 1;
         while (more == 1) {
@@ -368,24 +400,47 @@ class Scanner {
     const std::size_t n = keys.size() - from;
     if (n < 2) return true;
     const std::string_view* k = keys.data() + from;
-    if (n <= 16) {
+    if (n <= 8) {
       for (std::size_t a = 0; a < n; ++a)
         for (std::size_t b = a + 1; b < n; ++b)
           if (k[a] == k[b]) return false;
       return true;
     }
-    std::vector<std::string_view> sorted(k, k + n);
-    std::sort(sorted.begin(), sorted.end());
-    return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    if (n > 2048) {
+      std::vector<std::string_view> sorted(k, k + n);
+      std::sort(sorted.begin(), sorted.end());
+      return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    }
+    // An open-addressing set of key indices, hashed on the length and the first 8 bytes (keys
+    // lie in the text, which is readable 64 bytes on).
+    std::uint16_t table[4096];
+    std::size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    std::memset(table, 0xFF, size * sizeof(table[0]));
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t head = 0;
+      std::memcpy(&head, k[i].data(), 8);
+      if (k[i].size() < 8) head &= (std::uint64_t{1} << (8 * k[i].size())) - 1;
+      std::size_t h = static_cast<std::size_t>(((head ^ k[i].size()) * 0x9E3779B97F4A7C15ull) >> 40) & (size - 1);
+      for (;; h = (h + 1) & (size - 1)) {
+        if (table[h] == 0xFFFF) {
+          table[h] = static_cast<std::uint16_t>(i);
+          break;
+        }
+        if (k[table[h]] == k[i]) return false;
+      }
+    }
+    return true;
   }
 
  private:
   // Past a closing byte and its whitespace; nothing is read after the root's '}' (what follows
   // the text need not stop a whitespace scan).
-  const char* after(const char* close) const { return close == last_ ? close + 1 : skipSpace(close + 1); }
+  const char* after(const char* close) { return close == last_ ? close + 1 : skipSpace(close + 1, indent_); }
 
   const char* p_ = nullptr;
   const char* last_ = nullptr;  // the root's closing '}'
+  int indent_ = 0;              // the last line's indentation (see skipSpace)
 };
 
 }  // namespace rigfit::detail

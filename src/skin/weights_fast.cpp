@@ -85,9 +85,11 @@ class FastReader {
     const std::uint64_t vertex_limit = vertex_count_ != 0 ? vertex_count_ : std::uint64_t{1} << 62;
     // The hot loop, on a local pointer: one pair per iteration.
     const char* p = s_.pos();
+    // The indentation predicted at each of the four line breaks of a pretty-printed pair.
+    int in_pair = 0, before_close = 0, between = 0;
     for (;;) {
       if (*p != '[') return false;
-      p = skipSpace(p + 1);
+      p = skipSpace(p + 1, in_pair);
       // The vertex: 1 to 7 digits (longer ones, fractions, signs: left to the general reader).
       std::uint64_t vertex = 0;
       const int n = leadingDigits(p, vertex);
@@ -98,7 +100,7 @@ class FastReader {
         return false;
       p = skipSpace(p);
       if (*p != ',') return false;
-      p = skipSpace(p + 1);
+      p = skipSpace(p + 1, in_pair);
       // The weight: "0." and decimals (the usual form) read here, anything else by scanNumber.
       double w = 0.0;
       if (!fraction(p, w)) [[unlikely]] {
@@ -113,11 +115,11 @@ class FastReader {
       }
       vertices.push_back(static_cast<std::int64_t>(vertex));
       weights.push_back(w);
-      p = skipSpace(p);
+      p = skipSpace(p, before_close);
       if (*p != ']') return false;
       p = skipSpace(p + 1);
       if (*p == ',') {
-        p = skipSpace(p + 1);
+        p = skipSpace(p + 1, between);
         continue;
       }
       if (*p != ']') return false;
