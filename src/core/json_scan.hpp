@@ -280,13 +280,34 @@ class Scanner {
 
   /// A string without escapes (valid UTF-8, no control characters), and its whitespace.
   bool string(std::string_view& out) {
-    if (*p_ != '"') return false;
+    const char* q = stringEnd(out);
+    if (!q) return false;
+    p_ = skipSpace(q + 1, indent_);
+    return true;
+  }
+
+  /// An object key and its ':' (with whitespace).
+  bool key(std::string_view& out) {
+    const char* q = stringEnd(out);
+    if (!q) return false;
+    if (q[1] == ':' && q[2] == ' ' && static_cast<unsigned char>(q[3]) > ' ') {  // "key": value, in one step
+      p_ = q + 3;
+      return true;
+    }
+    p_ = skipSpace(q + 1, indent_);
+    return eat(':');
+  }
+
+ private:
+  // The string at the cursor (see string()): its closing quote, or null.
+  const char* stringEnd(std::string_view& out) const {
+    if (*p_ != '"') return nullptr;
     const char* const s = p_ + 1;
     const char* q = s;
     bool ascii = true;
     for (;;) {
 #if defined(__SSE2__)
-      if (q > last_) return false;  // an unterminated string (the text is readable 16 bytes on)
+      if (q > last_) return nullptr;  // an unterminated string (the text is readable 16 bytes on)
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
       // Signed compare: bytes >= 0x80 count as below 0x20, so one test finds control
       // characters and non-ASCII bytes.
@@ -301,21 +322,19 @@ class Scanner {
 #else
       while (q <= last_ && *q != '"' && *q != '\\' && static_cast<unsigned char>(*q) >= 0x20 && static_cast<unsigned char>(*q) < 0x80) ++q;
 #endif
-      if (q > last_) return false;
+      if (q > last_) return nullptr;
       const unsigned char c = static_cast<unsigned char>(*q);
       if (c == '"') break;
-      if (c < 0x80) return false;  // an escape or a control character
+      if (c < 0x80) return nullptr;  // an escape or a control character
       ascii = false;
       ++q;
     }
     out = std::string_view(s, static_cast<std::size_t>(q - s));
-    if (!ascii && !simdjson::validate_utf8(out.data(), out.size())) return false;
-    p_ = skipSpace(q + 1, indent_);
-    return true;
+    if (!ascii && !simdjson::validate_utf8(out.data(), out.size())) return nullptr;
+    return q;
   }
 
-  /// An object key and its ':' (with whitespace).
-  bool key(std::string_view& out) { return string(out) && eat(':'); }
+ public:
 
   /// A number token (see scanNumber), and its whitespace.
   bool number(NumberToken& t) {
