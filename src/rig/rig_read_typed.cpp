@@ -104,11 +104,14 @@ class TypedReader {
   bool run(const RigSource& src, RigDefinition& rig) {
     if (!s_.open(src.text.data(), src.size) || !s_.eat('{')) return false;
     // Shipped rigs take 400 to 1,600 bytes a bone: one allocation, usually.
-    rig.bones.reserve(src.size / 400 + 4);
-    extras_.reserve(src.size / 400 + 4);
+    const std::size_t bones_guess = src.size / 400 + 4;
+    rig.bones.reserve(bones_guess);
+    extras_.reserve(bones_guess);
+    keys_.reserve(64);
     bool first = true, bones_layout = false, seen_bones = false, has_version = false, has_ui = false;
     std::int64_t version = 0;
     std::vector<std::string_view> keys;
+    keys.reserve(bones_guess);  // a legacy file's bone names
     int more = s_.first('}') ? 1 : 0;
     for (; more == 1; more = s_.next('}')) {
       std::string_view key;
@@ -190,6 +193,7 @@ class TypedReader {
   bool bones(RigDefinition& rig) {
     if (!s_.eat('{')) return false;
     std::vector<std::string_view> names;
+    names.reserve(rig.bones.capacity());
     int more = s_.first('}') ? 1 : 0;
     for (; more == 1; more = s_.next('}')) {
       std::string_view key;
