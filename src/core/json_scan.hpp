@@ -218,7 +218,8 @@ struct NumberToken {
     static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     d = exp10 < 0 ? static_cast<double>(m) / kPow10[-exp10] : static_cast<double>(m) * kPow10[exp10];
-    if (t.negative) d = -d;
+    t.value = t.negative ? -d : d;  // finite
+    return true;
   } else if (!(significant <= 19 && simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::compute_float_64(exp10, m, t.negative, d))) {
     const auto r = std::from_chars(start, p, d);
     if (r.ec != std::errc() || r.ptr != p) return false;
@@ -430,17 +431,18 @@ class Scanner {
       std::sort(sorted.begin(), sorted.end());
       return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
     }
-    // An open-addressing set of key indices, hashed on the length and the first 8 bytes (keys
-    // lie in the text, which is readable 64 bytes on).
+    // An open-addressing set of key indices, hashed on the length and the first and last 8 bytes
+    // (keys lie in the text, inside its quotes, and the text is readable 64 bytes on).
     std::uint16_t table[4096];
     std::size_t size = 16;
     while (size < 2 * n) size *= 2;
     std::memset(table, 0xFF, size * sizeof(table[0]));
     for (std::size_t i = 0; i < n; ++i) {
-      std::uint64_t head = 0;
+      std::uint64_t head = 0, tail = 0;
       std::memcpy(&head, k[i].data(), 8);
       if (k[i].size() < 8) head &= (std::uint64_t{1} << (8 * k[i].size())) - 1;
-      std::size_t h = static_cast<std::size_t>(((head ^ k[i].size()) * 0x9E3779B97F4A7C15ull) >> 40) & (size - 1);
+      else std::memcpy(&tail, k[i].data() + k[i].size() - 8, 8);  // "DEF-upper_arm.L" and ".R"
+      std::size_t h = static_cast<std::size_t>(((head ^ k[i].size()) * 0x9E3779B97F4A7C15ull ^ tail * 0xC2B2AE3D27D4EB4Full) >> 40) & (size - 1);
       for (;; h = (h + 1) & (size - 1)) {
         if (table[h] == 0xFFFF) {
           table[h] = static_cast<std::uint16_t>(i);
