@@ -103,8 +103,10 @@ class TypedReader {
  public:
   bool run(const RigSource& src, RigDefinition& rig) {
     if (!s_.open(src.text.data(), src.size) || !s_.eat('{')) return false;
-    // Shipped rigs take 400 to 1,600 bytes a bone: one allocation, usually.
-    const std::size_t bones_guess = src.size / 400 + 4;
+    // Shipped rigs take 770 to 1,600 bytes a bone: one allocation, usually; at most 128 bones
+    // (64 KB) up front, so that a large rig's array stays in the heap (glibc maps blocks of
+    // 128 KB or more afresh, and every parse would then fault its pages in).
+    const std::size_t bones_guess = std::min<std::size_t>(src.size / 760 + 8, 128);
     rig.bones.reserve(bones_guess);
     extras_.reserve(bones_guess);
     keys_.reserve(64);
