@@ -171,6 +171,25 @@ TEST(RigTyped, ManyBonesWithADuplicateName) {
   EXPECT_FALSE(parseRig(rig(40, 17), "dup.json", RigParse::kTyped).ok());
 }
 
+// Random byte changes to a shipped rig: the typed reader accepts exactly what the full reader
+// accepts, with the same fields, and otherwise the same error.
+TEST(RigTyped, RandomByteChangesAgree) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  auto text = readFile(test::sharedData() + "/rigs/standard/rig.openpose.json");
+  ASSERT_TRUE(text.ok());
+  std::mt19937_64 rng(5);
+  const char kBytes[] = {'"', '\\', ',', ':', '[', ']', '{', '}', '0', '9', '-', '.', 'e', ' ', '\n', '\t', 'x', '\x01', '\xc3', '\xff'};
+  std::size_t accepted = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string t = *text;
+    const int changes = 1 + static_cast<int>(rng() % 2);
+    for (int c = 0; c < changes; ++c) t[rng() % t.size()] = kBytes[rng() % sizeof kBytes];
+    agree(t, "change " + std::to_string(i));
+    accepted += parseRig(t, "x", RigParse::kFull).ok();
+  }
+  EXPECT_GT(accepted, 20u);  // some changes keep the file valid (inside strings, numbers)
+}
+
 // Decimals of every length (leading zeros, up to 25 decimals, near 2^53) read bit for bit as the
 // full reader reads them (simdjson's DOM parser, correctly rounded).
 TEST(RigTyped, DecimalsAgreeBitForBit) {

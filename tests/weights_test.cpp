@@ -377,6 +377,21 @@ TEST(WeightsFastPath, MutationsAgree) {
   for (std::size_t n = 0; n < base.size(); ++n) fastAgrees(base.substr(0, n), "prefix " + std::to_string(n));
 }
 
+// Random byte changes: the fast path never accepts what the general reader rejects, nor reads
+// anything differently.
+TEST(WeightsFastPath, RandomByteChangesAgree) {
+  const std::string base = "{\"version\": 110, \"weights\": {\n    \"a\": [\n        [\n            10,\n            0.12345678901234567\n"
+                           "        ],\n        [\n            2,\n            0.5\n        ]\n    ],\n    \"b\": [[3, 1], [4, 0.25e-3]]\n}}\n";
+  std::mt19937_64 rng(9);
+  const char kBytes[] = {'"', '\\', ',', ':', '[', ']', '{', '}', '0', '9', '-', '.', 'e', ' ', '\n', '\t', 'x', '\x01', '\xc3'};
+  for (int i = 0; i < 3000; ++i) {
+    std::string t = base;
+    t[rng() % t.size()] = kBytes[rng() % sizeof kBytes];
+    if (rng() % 2) t[rng() % t.size()] = kBytes[rng() % sizeof kBytes];
+    fastAgrees(t, "change " + std::to_string(i));
+  }
+}
+
 TEST(WeightsFastPath, NumbersAgreeBitForBit) {
   std::mt19937_64 rng(11);
   std::string text = "{\"weights\": {\"g\": [";
