@@ -392,6 +392,19 @@ TEST(WeightsFastPath, RandomByteChangesAgree) {
   }
 }
 
+// The bytes after the text are not part of it, whatever they are: a text missing its last '}'
+// stays an error even when the next bytes in memory would complete it.
+TEST(WeightsFastPath, BytesAfterTheTextAreNotRead) {
+  const std::string text = "{\"weights\": {\"a\": [[0, 0.5]]}";
+  for (const std::string& after : std::vector<std::string>{"}", ", \"b\": []}}", std::string(100, ' ') + "}", "}" + std::string(100, ' ')}) {
+    std::string buffer = text + after;
+    buffer.reserve(buffer.size() + 64);
+    WeightsFile file;
+    EXPECT_FALSE(detail::readWeightsFast(buffer.data(), text.size(), "w.json", 0, file)) << after;
+  }
+  EXPECT_FALSE(parseWeights(text, "w.json").ok());
+}
+
 TEST(WeightsFastPath, NumbersAgreeBitForBit) {
   std::mt19937_64 rng(11);
   std::string text = "{\"weights\": {\"g\": [";

@@ -244,7 +244,7 @@ class Scanner {
     return true;
   }
   /// The root object has been read (only whitespace follows it).
-  bool atEnd() const { return p_ == last_ + 1; }
+  bool atEnd() const { return p_ == kEnd; }
 
   const char* pos() const { return p_; }
   /// Continues at q, a position this scanner's text reached (after a caller's own scan).
@@ -455,9 +455,11 @@ class Scanner {
   }
 
  private:
-  // Past a closing byte and its whitespace; nothing is read after the root's '}' (what follows
-  // the text need not stop a whitespace scan).
-  const char* after(const char* close) { return close == last_ ? close + 1 : skipSpace(close + 1, indent_); }
+  // Past a closing byte and its whitespace. Nothing after the text's last '}' is read: the cursor
+  // moves to kEnd, on which every further step fails (the bytes after the text are arbitrary and
+  // need not stop a scan), and atEnd() tells whether that '}' closed the root.
+  const char* after(const char* close) { return close == last_ ? kEnd : skipSpace(close + 1, indent_); }
+  static constexpr char kEnd[64] = {};
 
   const char* p_ = nullptr;
   const char* last_ = nullptr;  // the root's closing '}'
