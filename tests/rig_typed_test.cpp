@@ -126,6 +126,12 @@ TEST(RigTyped, MutationsAgree) {
       {"\"vertex_index\": -3", "\"vertex_index\": -3, \"cube_name\": 7"},
       {"\"roll\": 0.25", "\"roll\": 01.5"}, {"\"roll\": 0.25", "\"roll\": 1."}, {"\"roll\": 0.25", "\"roll\": -0.5e+2"},
       {"\"roll\": 0.25", "\"roll\": 0.0548587265818475389167"}, {"\"roll\": 0.25", "\"roll\": .5"},
+      // Objects of more than 8 keys (duplicates found through a hash set), with and without a duplicate.
+      {"\"b\": {\"c\": null}", "\"b\": {\"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4, \"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k10\": 10}"},
+      {"\"b\": {\"c\": null}", "\"b\": {\"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4, \"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k3\": 10}"},
+      {"\"b\": {\"c\": null}", "\"b\": {\"a_long_key_1\": 1, \"a_long_key_2\": 2, \"a_long_key_3\": 3, \"a_long_key_4\": 4, \"a_long_key_5\": 5, \"a_long_key_6\": 6, \"a_long_key_7\": 7, \"a_long_key_8\": 8, \"a_long_key_9\": 9, \"a_long_key_1\": 0}"},
+      {"\"b\": {\"c\": null}", "\"b\": {\"\": 1, \"x\": 2, \"xx\": 3, \"xxx\": 4, \"xxxx\": 5, \"xxxxx\": 6, \"xxxxxx\": 7, \"xxxxxxx\": 8, \"xxxxxxxx\": 9, \"xxxxxxxxx\": 10}"},
+      {"\"b\": {\"c\": null}", "\"b\": {\"\": 1, \"x\": 2, \"xx\": 3, \"xxx\": 4, \"xxxx\": 5, \"xxxxx\": 6, \"xxxxxx\": 7, \"xxxxxxx\": 8, \"xxxxxxxx\": 9, \"\": 10}"},
   };
   for (const auto& [from, to] : edits) {
     std::string t = base;
@@ -146,6 +152,42 @@ TEST(RigTyped, MutationsAgree) {
   ASSERT_TRUE(typed.ok());
   EXPECT_EQ(typed->bones[0].collections, (std::vector<std::string>{"Bones", "Layer 3", "Layer 32"}));
   EXPECT_EQ(typed->collections, (std::vector<std::string>{"Bones", "Layer 3", "Layer 32"}));
+}
+
+// Many bones: their names are checked for duplicates through a hash set.
+TEST(RigTyped, ManyBonesWithADuplicateName) {
+  auto rig = [](int n, int repeat) {
+    std::string text = "{\"bones\": {";
+    for (int b = 0; b < n; ++b) {
+      text += (b ? ", \"bone" : "\"bone") + std::to_string(b == n - 1 && repeat >= 0 ? repeat : b) +
+              "\": {\"head\": {\"strategy\": \"DEFAULT\", \"default_position\": [0, 0, 0]}, \"tail\": {\"strategy\": \"DEFAULT\", "
+              "\"default_position\": [0, 0, 1]}, \"roll\": 0, \"parent\": \"\", \"use_connect\": false, \"use_local_location\": true, "
+              "\"use_inherit_rotation\": true, \"inherit_scale\": \"FULL\", \"rigify\": {}}";
+    }
+    return text + "}, \"version\": 110}";
+  };
+  EXPECT_TRUE(agree(rig(40, -1), "40 bones"));
+  EXPECT_FALSE(agree(rig(40, 17), "40 bones, a duplicate"));
+  EXPECT_FALSE(parseRig(rig(40, 17), "dup.json", RigParse::kTyped).ok());
+}
+
+// Random byte changes to a shipped rig: the typed reader accepts exactly what the full reader
+// accepts, with the same fields, and otherwise the same error.
+TEST(RigTyped, RandomByteChangesAgree) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  auto text = readFile(test::sharedData() + "/rigs/standard/rig.openpose.json");
+  ASSERT_TRUE(text.ok());
+  std::mt19937_64 rng(5);
+  const char kBytes[] = {'"', '\\', ',', ':', '[', ']', '{', '}', '0', '9', '-', '.', 'e', ' ', '\n', '\t', 'x', '\x01', '\xc3', '\xff'};
+  std::size_t accepted = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string t = *text;
+    const int changes = 1 + static_cast<int>(rng() % 2);
+    for (int c = 0; c < changes; ++c) t[rng() % t.size()] = kBytes[rng() % sizeof kBytes];
+    agree(t, "change " + std::to_string(i));
+    accepted += parseRig(t, "x", RigParse::kFull).ok();
+  }
+  EXPECT_GT(accepted, 20u);  // some changes keep the file valid (inside strings, numbers)
 }
 
 // Decimals of every length (leading zeros, up to 25 decimals, near 2^53) read bit for bit as the

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,8 @@
 #include "rigfit/fit.hpp"
 #include "rigfit/number_format.hpp"
 #include "rigfit/weights.hpp"
+#include "skin/weights_fast.hpp"
+#include "core/file_io.hpp"
 #include "test_util.hpp"
 
 namespace rigfit {
@@ -294,6 +297,130 @@ TEST(WeightsParse, TruncatedShippedFileIsASyntaxError) {
 
 // ---------------------------------------------------------------------------------------------
 // Writing
+
+// The fast path (skin/weights_fast.cpp) reads exactly what the general reader reads: same groups,
+// bit-identical numbers, same integer flags and header; whatever it does not take, the general
+// reader decides, with the same message.
+void expectSameWeights(const Expected<WeightsFile>& a, const Expected<WeightsFile>& b, const std::string& what) {
+  ASSERT_EQ(a.ok(), b.ok()) << what << ": " << (a.ok() ? b.error().message : a.error().message);
+  if (!a.ok()) {
+    EXPECT_EQ(a.error().message, b.error().message) << what;
+    EXPECT_EQ(a.error().code, b.error().code) << what;
+    return;
+  }
+  EXPECT_EQ(a->label, b->label) << what;
+  EXPECT_TRUE(a->header == b->header) << what;
+  EXPECT_EQ(a->final_newline, b->final_newline) << what;
+  ASSERT_EQ(a->groups.size(), b->groups.size()) << what;
+  for (std::size_t g = 0; g < a->groups.size(); ++g) {
+    const auto& x = a->groups[g];
+    const auto& y = b->groups[g];
+    EXPECT_EQ(x.name, y.name) << what;
+    EXPECT_EQ(x.vertices, y.vertices) << what << " " << x.name;
+    EXPECT_EQ(x.weight_is_int, y.weight_is_int) << what << " " << x.name;
+    ASSERT_EQ(x.weights.size(), y.weights.size()) << what << " " << x.name;
+    for (std::size_t i = 0; i < x.weights.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(x.weights[i]), std::bit_cast<std::uint64_t>(y.weights[i])) << what << " " << x.name << "[" << i << "]";
+  }
+}
+
+// Parses `text` both ways, checks that they agree and returns whether the fast path took it.
+bool fastAgrees(const std::string& text, const std::string& what, std::size_t vertex_count = 0) {
+  expectSameWeights(parseWeights(text, "w.json", vertex_count), detail::parseWeightsGeneral(text, "w.json", vertex_count), what);
+  std::string padded = text;
+  padded.reserve(text.size() + 64);
+  WeightsFile fast;
+  return detail::readWeightsFast(padded.data(), text.size(), "w.json", vertex_count, fast);
+}
+
+TEST(WeightsFastPath, ShippedFilesTakeItAndAgree) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  for (const char* name : kShippedWeights) {
+    auto text = readFile(weightsPath(name));
+    ASSERT_TRUE(text.ok()) << name;
+    EXPECT_TRUE(fastAgrees(*text, name)) << name << " fell back to the general reader";
+    EXPECT_TRUE(fastAgrees(*text, name, 19158)) << name;
+    EXPECT_FALSE(fastAgrees(*text, name, 100)) << name;  // indices beyond 100: the general reader names one
+  }
+}
+
+TEST(WeightsFastPath, MutationsAgree) {
+  const std::string base = "{\"copyright\": \"c\", \"version\": 110, \"list\": [1, {\"a\": null}], \"weights\": {\n"
+                           "    \"a\": [\n        [\n            0,\n            0.5\n        ],\n        [\n            12,\n"
+                           "            1\n        ],\n        [7, 0.000123456789012345678]\n    ],\n    \"b\": [],\n"
+                           "    \"c\": [[3, 1e-05], [4, 0], [5, 2.5E+1]]\n}}\n";
+  EXPECT_TRUE(fastAgrees(base, "base"));
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"0.5", "-0.5"},      {"0.5", "-0.0"},        {"0.5", "0.5x"},        {"0.5", "0.5.5"},       {"0.5", "05"},
+      {"0.5", ".5"},        {"0.5", "1."},          {"0.5", "1e400"},       {"0.5", "1e-400"},      {"0.5", "\"0.5\""},
+      {"0.5", "null"},      {"0.5", "9007199254740992"}, {"0.5", "900719925474099"}, {"0.5", "0.5, 1"}, {"0.5", "1E5"},
+      {"0.5", "123456789012345678901234.5"}, {"0.5", "0.1000000000000000055511151231257827"},
+      {"12,", "-0,"},       {"12,", "-1,"},         {"12,", "1.0,"},        {"12,", "1e1,"},        {"12,", "012,"},
+      {"12,", "123456789012345678901,"}, {"12,", "13380,"}, {"12,", "13379,"},
+      {"\"b\": []", "\"b\": {}"}, {"\"b\": []", "\"b\": [[]]"}, {"\"b\": []", "\"b\": [[1]]"}, {"\"b\": []", "\"a\": []"},
+      {"\"b\": []", "\"b\\u0041\": []"}, {"\"b\": []", "\"b\xc3\xa9\": []"}, {"\"b\": []", "\"b\xc3\": []"},
+      {"\"b\": []", "\"b\t\": []"}, {"\"version\": 110", "\"version\": 110, \"version\": 1"}, {"\"version\": 110", "\"version\": tru"},
+      {"\"weights\": {", "\"weights\": [], \"x\": {"}, {"\"weights\"", "\"weight\""}, {"{\"a\": null}", "{\"a\": null, \"a\": 1}"},
+      {"\"c\"", "\"copyright\""}, {"}}\n", "}}}\n"}, {"}}\n", "}} x\n"}, {"}}\n", "}"}, {"}}\n", "}}"},
+  };
+  std::size_t fast = 0;
+  for (const auto& [from, to] : edits) {
+    std::string t = base;
+    const auto p = t.find(from);
+    ASSERT_NE(p, std::string::npos) << from;
+    t.replace(p, from.size(), to);
+    fast += fastAgrees(t, "edit " + to);
+    fastAgrees(t, "edit " + to + " (13380 vertices)", 13380);
+  }
+  EXPECT_GE(fast, 8u);
+  // Every prefix: never accepted by one reader alone.
+  for (std::size_t n = 0; n < base.size(); ++n) fastAgrees(base.substr(0, n), "prefix " + std::to_string(n));
+}
+
+// Random byte changes: the fast path never accepts what the general reader rejects, nor reads
+// anything differently.
+TEST(WeightsFastPath, RandomByteChangesAgree) {
+  const std::string base = "{\"version\": 110, \"weights\": {\n    \"a\": [\n        [\n            10,\n            0.12345678901234567\n"
+                           "        ],\n        [\n            2,\n            0.5\n        ]\n    ],\n    \"b\": [[3, 1], [4, 0.25e-3]]\n}}\n";
+  std::mt19937_64 rng(9);
+  const char kBytes[] = {'"', '\\', ',', ':', '[', ']', '{', '}', '0', '9', '-', '.', 'e', ' ', '\n', '\t', 'x', '\x01', '\xc3'};
+  for (int i = 0; i < 3000; ++i) {
+    std::string t = base;
+    t[rng() % t.size()] = kBytes[rng() % sizeof kBytes];
+    if (rng() % 2) t[rng() % t.size()] = kBytes[rng() % sizeof kBytes];
+    fastAgrees(t, "change " + std::to_string(i));
+  }
+}
+
+// The bytes after the text are not part of it, whatever they are: a text missing its last '}'
+// stays an error even when the next bytes in memory would complete it.
+TEST(WeightsFastPath, BytesAfterTheTextAreNotRead) {
+  const std::string text = "{\"weights\": {\"a\": [[0, 0.5]]}";
+  for (const std::string& after : std::vector<std::string>{"}", ", \"b\": []}}", std::string(100, ' ') + "}", "}" + std::string(100, ' ')}) {
+    std::string buffer = text + after;
+    buffer.reserve(buffer.size() + 64);
+    WeightsFile file;
+    EXPECT_FALSE(detail::readWeightsFast(buffer.data(), text.size(), "w.json", 0, file)) << after;
+  }
+  EXPECT_FALSE(parseWeights(text, "w.json").ok());
+}
+
+TEST(WeightsFastPath, NumbersAgreeBitForBit) {
+  std::mt19937_64 rng(11);
+  std::string text = "{\"weights\": {\"g\": [";
+  for (int i = 0; i < 4000; ++i) {
+    std::string s = std::to_string(rng() % 3);
+    if (rng() % 4) {
+      s += ".";
+      s += std::string(rng() % 8, '0');
+      for (int k = 0, n = 1 + static_cast<int>(rng() % 24); k < n; ++k) s += static_cast<char>('0' + rng() % 10);
+    }
+    if (rng() % 5 == 0) s += (rng() % 2 ? "e-" : "E") + std::to_string(rng() % 40);
+    text += (i ? ", [" : "[") + std::to_string(i) + ", " + s + "]";
+  }
+  text += "]}}";
+  EXPECT_TRUE(fastAgrees(text, "numbers"));
+}
 
 TEST(WeightsWrite, PythonJsonDumpLayout) {
   auto w = parseWeights(R"({"weights": {"b": [[0, 0.5], [2, 1]], "a": [], "Z\u00e9": [[1, 1e-05]]}, "copyright": "c",

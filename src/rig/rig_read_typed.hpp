@@ -8,7 +8,7 @@
 
 namespace rigfit::detail {
 
-/// A copy of `text` followed by the zero padding simdjson reads past the end.
+/// A copy of `text` followed by the zero padding the scanner (core/json_scan.hpp) reads past the end.
 std::shared_ptr<const RigSource> makeRigSource(std::string_view text);
 
 /// Fills `rig` from `src` and returns true, or returns false (leaving `rig` unspecified) when

@@ -1,5 +1,7 @@
-// Reading MPFB weights files (weights.*.json) with simdjson's On-Demand parser: the pairs go
-// straight into the group arrays, the few header keys through rigfit's ordered Json. Any error
+// Reading MPFB weights files (weights.*.json). Well-formed files in the usual form take the fast
+// path (weights_fast.cpp); everything else, every error included, is read here with simdjson's
+// On-Demand parser: the pairs go straight into the group arrays, the few header keys through
+// rigfit's ordered Json. Any error
 // simdjson reports that is not one of ours (a type or value problem we can name) is located by
 // rigfit::parseJson on the whole text (line, column, byte), as json_parse.cpp does for rigs.
 #include <charconv>
@@ -17,6 +19,7 @@
 #include "core/json_number.hpp"
 #include "rigfit/weights.hpp"
 #include "skin/group_path.hpp"
+#include "skin/weights_fast.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define RIGFIT_WEIGHTS_NO_PAGE_TRICK 1
@@ -138,10 +141,17 @@ std::string pairPath(std::string_view group, std::size_t index) {
 
 class Reader {
  public:
-  Reader(std::string_view text, std::string_view label, std::size_t vertex_count)
-      : text_(text), label_(label), vertex_count_(vertex_count) {}
+  Reader(std::string_view text, std::string_view label, std::size_t vertex_count, bool fast = true)
+      : text_(text), label_(label), vertex_count_(vertex_count), fast_(fast) {}
 
   Expected<WeightsFile> run(const char* data, std::size_t size, std::size_t capacity) {
+    if (fast_) {
+      WeightsFile fast;
+      if (detail::readWeightsFast(data, size, label_, vertex_count_, fast)) {
+        fast.label = std::string(label_);
+        return fast;
+      }
+    }
     thread_local od::parser parser;
     od::document doc;
     if (auto e = parser.iterate(data, size, capacity).get(doc)) return syntax("$", e);
@@ -408,6 +418,7 @@ class Reader {
   std::string_view text_;
   std::string_view label_;
   std::size_t vertex_count_;
+  bool fast_;
   // Scratch arrays (per thread, so their capacity survives from file to file).
   static inline thread_local std::vector<std::int64_t> vertices_;
   static inline thread_local std::vector<double> weights_;
@@ -432,16 +443,24 @@ bool paddingReadable(const char* data, std::size_t size) {
 #endif
 }
 
-}  // namespace
-
-Expected<WeightsFile> parseWeights(std::string_view text, std::string_view label, std::size_t vertex_count) {
-  Reader reader(text, label, vertex_count);
+Expected<WeightsFile> parseWeightsIn(std::string_view text, std::string_view label, std::size_t vertex_count, bool fast) {
+  Reader reader(text, label, vertex_count, fast);
   if (paddingReadable(text.data(), text.size()))
     return reader.run(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING);
   thread_local std::string padded;
   padded.reserve(text.size() + simdjson::SIMDJSON_PADDING);
   padded.assign(text.data(), text.size());
   return reader.run(padded.data(), padded.size(), padded.capacity());
+}
+
+}  // namespace
+
+Expected<WeightsFile> parseWeights(std::string_view text, std::string_view label, std::size_t vertex_count) {
+  return parseWeightsIn(text, label, vertex_count, true);
+}
+
+Expected<WeightsFile> detail::parseWeightsGeneral(std::string_view text, std::string_view label, std::size_t vertex_count) {
+  return parseWeightsIn(text, label, vertex_count, false);
 }
 
 Expected<WeightsFile> readWeights(const std::string& path, std::size_t vertex_count) {
