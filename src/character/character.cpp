@@ -146,7 +146,13 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   std::future<Expected<VertexGroups>> groups;
   if (!options.base) {
     groups = std::async(std::launch::async, [&data, &extent_promise] {
-      auto g = loadVertexGroups(data, SIZE_MAX);
+      Expected<VertexGroups> g = Error{};
+      try {
+        g = loadVertexGroups(data, SIZE_MAX);
+      } catch (...) {
+        extent_promise.set_value(0);  // the weights thread must not wait for ever
+        throw;
+      }
       extent_promise.set_value(g ? groupsExtent(*g) : 0);
       return g;
     });

@@ -146,9 +146,14 @@ template <class F>
 void computeTermsAlongside(NormalTerms& terms, int threads, const F& other) {
   std::thread helper;
   if (threads > 1) helper = std::thread([&terms] { terms.work(); });
+  struct Join {
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();  // also when `other` throws
+    }
+  } join{helper};
   other();
   terms.work();
-  if (helper.joinable()) helper.join();
 }
 
 }  // namespace
