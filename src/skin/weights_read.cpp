@@ -21,10 +21,10 @@
 #include "skin/group_path.hpp"
 #include "skin/weights_fast.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RIGFIT_WEIGHTS_NO_PAGE_TRICK 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
 #define RIGFIT_WEIGHTS_NO_PAGE_TRICK 1
 #endif
 #endif
