@@ -1,7 +1,7 @@
 # Writes a C++ file holding the demo files as byte arrays. MAP lists FILE=PATH pairs separated by
 # commas: FILE below ROOT is embedded under PATH, its place in an MPFB data folder.
 string(REPLACE "," ";" entries "${MAP}")
-set(body "// Generated from demo/character: do not edit.\n#include <cstddef>\n#include <string_view>\nnamespace rigfit::detail {\nstruct EmbeddedFile { std::string_view path; const unsigned char* data; std::size_t size; };\n")
+set(body "// Generated from demo/make_demo.py output: do not edit.\n#include <cstddef>\n#include <string_view>\nnamespace rigfit::detail {\nstruct EmbeddedFile { std::string_view path; const unsigned char* data; std::size_t size; };\n")
 set(table "")
 set(i 0)
 foreach(entry IN LISTS entries)

@@ -3,8 +3,8 @@
 
 Usage:  python3 demo/check_demo.py [DATA_DIR]
 
-DATA_DIR defaults to demo/character next to this script.  Reads the files
-independently of make_demo.py, then also regenerates the data into a
+DATA_DIR defaults to build/demo/character (what the build wrote).  Reads the
+files independently of make_demo.py, then also regenerates the data into a
 temporary folder and checks that the output is byte-identical.
 Exits non-zero and lists the problems if anything is wrong.
 """
@@ -137,7 +137,7 @@ def evaluate(end, bverts, groups):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    data = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "character")
+    data = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "build", "demo", "character")
 
     # ---------------- mesh ----------------
     verts, uvs, faces = load_obj(os.path.join(data, "body.obj"))
@@ -344,14 +344,13 @@ def main():
             break
 
     # ---------------- determinism ----------------
-    if os.path.abspath(data) == os.path.join(here, "character"):
-        with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run([sys.executable, os.path.join(here, "make_demo.py"), tmp],
-                           check=True, stdout=subprocess.DEVNULL)
-            for rel in FILES:
-                if not filecmp.cmp(os.path.join(tmp, rel), os.path.join(data, rel),
-                                   shallow=False):
-                    fail("%s differs from a fresh generation" % rel)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, os.path.join(here, "make_demo.py"), tmp],
+                       check=True, stdout=subprocess.DEVNULL)
+        for rel in FILES:
+            if not filecmp.cmp(os.path.join(tmp, rel), os.path.join(data, rel),
+                               shallow=False):
+                fail("%s differs from a fresh generation" % rel)
 
     nfaces = len(faces)
     print("vertices %d (body %d, cubes %d x 8), uvs %d, faces %d (body %d), "

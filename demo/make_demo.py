@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Generate the rigfit demo character (CC0) as a miniature MPFB data folder.
 
-Usage:  python3 demo/make_demo.py [OUTPUT_DIR]
+Usage:  python3 demo/make_demo.py OUTPUT_DIR
 
-OUTPUT_DIR defaults to demo/character next to this script.  The output is fully
+The build runs it with OUTPUT_DIR = <build>/demo/character.  The output is fully
 deterministic (standard library only, no randomness, fixed float formatting).
 
 Written files (relative to OUTPUT_DIR):
@@ -559,8 +559,9 @@ def build_weights(m, body_count, rig):
 # ---------------------------------------------------------------------------
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "character")
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_demo.py OUTPUT_DIR")
+    out_dir = sys.argv[1]
 
     joints = build_joints()
     m, body_count, cubes = build_mesh(joints)

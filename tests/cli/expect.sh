@@ -9,7 +9,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 OUT=$TMP/out.file
 SRC=$CASES/../../..
-export RIGFIT CASES DATA TMP OUT SRC
+BUILD=$(dirname "$RIGFIT")  # the build folder (the demo character's generated files)
+export RIGFIT CASES DATA TMP OUT SRC BUILD
 line=$(grep -E "^$4 " "$CASES/cases.txt" | head -1)
 [ -n "$line" ] || { echo "no case $4"; exit 1; }
 eval "set -- ${line#* }"
