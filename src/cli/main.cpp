@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "cli/common.hpp"
+#include "cli/heap.hpp"
 
 int main(int argc, char** argv) {
+  rigfit::cli::setUpHeap();
   CLI::App app{"rigfit " RIGFIT_VERSION_STRING " - fit MakeHuman (MPFB) rigs to any body, exactly as MPFB does in Blender"};
   app.set_version_flag("--version", std::string("rigfit ") + RIGFIT_VERSION_STRING);
   app.require_subcommand(1);
