@@ -106,11 +106,12 @@ Skin syntheticSkin(const std::vector<int>& counts, std::size_t bones, std::uint3
   return skin;
 }
 
-// A skin, its layout, a pose and the vertex streams.
+// A skin, its layout, a pose and the vertex streams (64-byte aligned, as SkinningJob advises).
 struct Mesh {
   Skin skin;
   SkinningLayout layout;
-  std::vector<float> matrices, rest, in_p, in_n, out_p, out_n;
+  std::vector<float> matrices, rest;
+  std::vector<float, detail::Aligned64<float>> in_p, in_n, out_p, out_n;
   std::string source;
 
   Mesh(Skin s, std::string src) : skin(std::move(s)), source(std::move(src)) {

@@ -199,6 +199,9 @@ struct SkinningJob {
   /// Dual quaternion only: each bone's rest matrix (Blender's Bone.matrix_local) in the same
   /// 12-float layout; Blender takes the scale part of S in this frame.
   std::span<const float> rest_matrices;
+  // The vertex arrays are read and written 16 vertices (3 x 64 bytes) at a time: 64-byte
+  // aligned arrays (e.g. std::vector<float, detail::Aligned64<float>>) save the cache-line
+  // splits of every load and store (about 4% on hm08 with AVX-512). Any alignment works.
   std::span<const float> in_positions;   ///< 3 floats per vertex (x, y, z)
   std::span<const float> in_normals;     ///< optional (empty), 3 floats per vertex
   std::span<float> out_positions;        ///< 3 floats per vertex; may be the same array as in_positions
