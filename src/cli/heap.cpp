@@ -26,11 +26,16 @@ void setUpHeap() {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   // Grow the heap once by kReserve and give it back to malloc: only chunk headers are written.
   // (volatile: the compiler may otherwise drop an allocation that is freed unused.)
+  const auto before = reinterpret_cast<std::uintptr_t>(sbrk(0));
   void* volatile block = std::malloc(kReserve);
   if (block == nullptr) return;
+  const auto start = reinterpret_cast<std::uintptr_t>(block);
   std::free(block);
-  const auto begin = (reinterpret_cast<std::uintptr_t>(block) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(sbrk(0)) & ~(kHuge - 1);
+  const auto after = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  // The block must have grown the program break (not so, e.g., under a sanitizer's allocator).
+  if (after <= before || start > after || after - start < kReserve) return;
+  const auto begin = (start + kHuge - 1) & ~(kHuge - 1);
+  const auto end = after & ~(kHuge - 1);
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice: failure is harmless
 #endif
 }
