@@ -1,6 +1,7 @@
 // The CLI's heap. A command is a short process that touches about 12 MB of fresh memory, and
 // each first touch of a 4 KiB page costs a page fault: on small virtual machines that is most of
-// the system time of an export. So the process keeps one heap for every thread, takes big
+// the system time of an export. So the process keeps one heap for all its threads (unless many
+// threads allocate all the time, as batch workers do), takes big
 // buffers from it instead of from separate mappings, never hands freed memory back (the next
 // buffer reuses pages already touched), and asks the kernel to back the heap with 2 MiB pages
 // (transparent huge pages: one fault per 2 MiB). Library users keep their own allocator settings.
@@ -17,11 +18,11 @@
 
 namespace rigfit::cli {
 
-void setUpHeap() {
+void setUpHeap(bool one_arena) {
 #if defined(__GLIBC__) && defined(__linux__)
   constexpr std::size_t kHuge = std::size_t{2} << 20;
   constexpr std::size_t kReserve = std::size_t{30} << 20;  // below the mmap threshold; virtual until used
-  mallopt(M_ARENA_MAX, 1);
+  if (one_arena) mallopt(M_ARENA_MAX, 1);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest; bigger buffers still get their own mapping
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   // Grow the heap once by kReserve and give it back to malloc: only chunk headers are written.

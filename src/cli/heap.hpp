@@ -3,7 +3,8 @@
 
 namespace rigfit::cli {
 
-// Called first in main(), before any thread starts.
-void setUpHeap();
+// Called first in main(), before any thread starts. one_arena: every thread allocates from the
+// main heap (the huge-page one); off for commands whose threads allocate concurrently.
+void setUpHeap(bool one_arena);
 
 }  // namespace rigfit::cli

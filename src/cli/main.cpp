@@ -10,7 +10,7 @@
 #include "cli/heap.hpp"
 
 int main(int argc, char** argv) {
-  rigfit::cli::setUpHeap();
+  rigfit::cli::setUpHeap(!(argc > 1 && std::string_view(argv[1]) == "batch"));
   CLI::App app{"rigfit " RIGFIT_VERSION_STRING " - fit MakeHuman (MPFB) rigs to any body, exactly as MPFB does in Blender"};
   app.set_version_flag("--version", std::string("rigfit ") + RIGFIT_VERSION_STRING);
   app.require_subcommand(1);
