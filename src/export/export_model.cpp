@@ -96,17 +96,22 @@ class NormalTerms {
   void face(std::size_t f) {
     const std::uint32_t a = mesh_.face_offsets[f], b = mesh_.face_offsets[f + 1], n = b - a;
     const std::uint32_t* corner = &mesh_.corner_vertices[a];
-    std::fill(angle_.get() + a, angle_.get() + b, 0.0);
+    double* angle = angle_.get() + a;
     if (skip_) {
       bool all = true;
       for (std::uint32_t k = 0; k < n && all; ++k) all = skip_[corner[k]] != 0;
-      if (all) return;
+      if (all) return clear(angle, n);
     }
     // The corners' points and the edges from each to the next, each once (an edge reversed is
-    // the same vector negated, exactly).
-    thread_local std::vector<Eigen::Vector3d> scratch;
-    scratch.resize(2 * n);
-    Eigen::Vector3d* pt = scratch.data();
+    // the same vector negated, exactly). On the stack for the usual small polygons.
+    constexpr std::uint32_t kSmall = 8;
+    Eigen::Vector3d small[2 * kSmall];
+    thread_local std::vector<Eigen::Vector3d> large;
+    Eigen::Vector3d* pt = small;
+    if (n > kSmall) {
+      large.resize(2 * n);
+      pt = large.data();
+    }
     Eigen::Vector3d* edge = pt + n;
     for (std::uint32_t k = 0; k < n; ++k) pt[k] = point(corner[k]);
     // Newell's method: robust for non-planar quads.
@@ -118,7 +123,7 @@ class NormalTerms {
       edge[k] = q - p;
     }
     const double len = fn.norm();
-    if (len == 0.0) return;
+    if (len == 0.0) return clear(angle, n);
     fn /= len;
     for (int c = 0; c < 3; ++c) face_normal_[3 * f + static_cast<std::size_t>(c)] = fn[c];
     double prev_len = edge[n - 1].norm();
@@ -127,9 +132,12 @@ class NormalTerms {
       const Eigen::Vector3d& e2 = edge[k];                        // to the next corner
       const double l1 = prev_len, l2 = e2.norm();
       prev_len = l2;
-      if (l1 == 0.0 || l2 == 0.0) continue;
-      angle_[a + k] = std::acos(std::clamp(e1.dot(e2) / (l1 * l2), -1.0, 1.0));
+      angle[k] = l1 == 0.0 || l2 == 0.0 ? 0.0 : std::acos(std::clamp(e1.dot(e2) / (l1 * l2), -1.0, 1.0));
     }
+  }
+
+  static void clear(double* angle, std::uint32_t n) {
+    for (std::uint32_t k = 0; k < n; ++k) angle[k] = 0.0;
   }
 
   const Mesh& mesh_;
