@@ -20,15 +20,26 @@
 namespace rigfit::detail {
 namespace {
 
-template <typename E, std::size_t N>
-bool enumFromName(std::string_view s, const char* (*name)(E), const std::array<E, N>& all, E& out) {
-  for (E e : all)
-    if (s == name(e)) {
-      out = e;
+// The enum value named `s`. Each value's name is measured once (the *Name functions are the
+// names' one source), so a match is a length compare and a short memcmp.
+template <auto kName, typename E, std::size_t N>
+bool enumFromName(std::string_view s, const std::array<E, N>& all, E& out) {
+  static const std::array<std::string_view, N> names = [&] {
+    std::array<std::string_view, N> n{};
+    for (std::size_t i = 0; i < N; ++i) n[i] = kName(all[i]);
+    return n;
+  }();
+  for (std::size_t i = 0; i < N; ++i)
+    if (s == names[i]) {
+      out = all[i];
       return true;
     }
   return false;
 }
+
+// `s` (empty) set to `v`: append copies straight into the string's buffer, where assign goes
+// through std::string's general replace (aliasing checks).
+inline void setString(std::string& s, std::string_view v) { s.append(v.data(), v.size()); }
 
 // The keys of a bone and of a bone end, found by length first (one jump, then one fixed-size
 // compare) rather than by a chain of string compares. A bone key's number is its bit in the
@@ -103,10 +114,10 @@ class TypedReader {
  public:
   bool run(const RigSource& src, RigDefinition& rig) {
     if (!s_.open(src.text.data(), src.size) || !s_.eat('{')) return false;
-    // Shipped rigs take 770 to 1,600 bytes a bone: one allocation, usually; at most 128 bones
-    // (64 KB) up front, so that a large rig's array stays in the heap (glibc maps blocks of
-    // 128 KB or more afresh, and every parse would then fault its pages in).
-    const std::size_t bones_guess = std::min<std::size_t>(src.size / 760 + 8, 128);
+    // Shipped rigs take 710 to 1,600 bytes a bone: one allocation, no regrowth (a regrowth moves
+    // every bone); at most 250 bones (126 KB) up front, so that the array stays in the heap
+    // (glibc maps blocks of 128 KB or more afresh, and every parse would then fault its pages in).
+    const std::size_t bones_guess = std::min<std::size_t>(src.size / 700 + 8, 250);
     rig.bones.reserve(bones_guess);
     extras_.reserve(bones_guess);
     keys_.reserve(64);
@@ -239,7 +250,7 @@ class TypedReader {
     // Duplicate keys: a bit per known key; other keys on the keys_ stack.
     const std::size_t mark = keys_.size();
     unsigned seen = 0;
-    std::vector<std::int64_t> indices;
+    indices_.clear();
     int more = s_.first('}') ? 1 : 0;
     for (; more == 1; more = s_.next('}')) {
       std::string_view key;
@@ -280,7 +291,7 @@ class TypedReader {
             // A non-integer entry is an error only for MEAN/XYZ: let the full reader judge.
             NumberToken t;
             if (!s_.number(t) || !t.integer) return false;
-            indices.push_back(t.negative ? -static_cast<std::int64_t>(t.magnitude) : static_cast<std::int64_t>(t.magnitude));
+            indices_.push_back(t.negative ? -static_cast<std::int64_t>(t.magnitude) : static_cast<std::int64_t>(t.magnitude));
           }
           if (more_indices != 0) return false;
         }
@@ -303,11 +314,11 @@ class TypedReader {
     keys_.resize(mark);
     if (more != 0 || !unique || !has_strategy) return false;
     static constexpr std::array kAll{Strategy::kCube, Strategy::kVertex, Strategy::kMean, Strategy::kXyz, Strategy::kDefault};
-    if (!enumFromName(strategy, strategyName, kAll, e.strategy)) return false;
+    if (!enumFromName<strategyName>(strategy, kAll, e.strategy)) return false;
     switch (e.strategy) {
       case Strategy::kCube:
         if (!has_cube) return false;
-        e.cube_name = cube;
+        setString(e.cube_name, cube);
         break;
       case Strategy::kVertex:
         if (!has_index) return false;
@@ -315,8 +326,8 @@ class TypedReader {
         break;
       case Strategy::kMean:
       case Strategy::kXyz:
-        if (!has_indices || indices.size() < (e.strategy == Strategy::kMean ? 1u : 3u)) return false;
-        e.vertex_indices = std::move(indices);
+        if (!has_indices || indices_.size() < (e.strategy == Strategy::kMean ? 1u : 3u)) return false;
+        e.vertex_indices.assign(indices_.begin(), indices_.end());  // one allocation, of the final size
         break;
       case Strategy::kDefault: break;
     }
@@ -327,7 +338,7 @@ class TypedReader {
   bool bone(std::string_view name, RigDefinition& rig) {
     if (!s_.eat('{')) return false;
     BoneDef& b = rig.bones.emplace_back();  // in place (on failure the rig is discarded)
-    b.name = name;
+    setString(b.name, name);
     BoneExtras x;
     // A bit per known key (BoneKey): duplicates of them; other keys' duplicates on the keys_ stack.
     unsigned seen = 0;
@@ -348,7 +359,7 @@ class TypedReader {
       } else if (which == kParent) {
         std::string_view str;
         ok = s_.string(str);
-        b.parent = str;
+        setString(b.parent, str);
       } else if (which == kUseConnect) {
         ok = s_.boolean(b.use_connect);
       } else if (which == kUseLocalLocation) {
@@ -359,7 +370,7 @@ class TypedReader {
         std::string_view str;
         static constexpr std::array kScales{InheritScale::kFull, InheritScale::kFixShear, InheritScale::kAligned,
                                             InheritScale::kAverage, InheritScale::kNone, InheritScale::kNoneLegacy};
-        ok = s_.string(str) && enumFromName(str, inheritScaleName, kScales, b.inherit_scale);
+        ok = s_.string(str) && enumFromName<inheritScaleName>(str, kScales, b.inherit_scale);
       } else if (which == kRigify) {
         ok = s_.eat('{');
         if (ok) {
@@ -378,12 +389,12 @@ class TypedReader {
         std::string_view str;
         static constexpr std::array kModes{RotationMode::kQuaternion, RotationMode::kXYZ, RotationMode::kXZY, RotationMode::kYXZ,
                                            RotationMode::kYZX, RotationMode::kZXY, RotationMode::kZYX, RotationMode::kAxisAngle};
-        ok = s_.string(str) && enumFromName(str, rotationModeName, kModes, b.rotation_mode);
+        ok = s_.string(str) && enumFromName<rotationModeName>(str, kModes, b.rotation_mode);
       } else if (which == kRollStrategy) {
         if (!s_.null()) {
           std::string_view str;
           static constexpr std::array kRolls{RollStrategy::kAlignZWorldZ, RollStrategy::kAlignXWorldX, RollStrategy::kAlignZReferenceZ};
-          ok = s_.string(str) && (str.empty() || enumFromName(str, rollStrategyName, kRolls, b.roll_strategy));
+          ok = s_.string(str) && (str.empty() || enumFromName<rollStrategyName>(str, kRolls, b.roll_strategy));
         }
       } else if (which == kRollReferenceZ) {
         if (!s_.null()) {
@@ -435,6 +446,7 @@ class TypedReader {
   Scanner s_;
   std::vector<BoneExtras> extras_;
   std::vector<std::string_view> keys_;  // a stack of the open objects' keys, for duplicate checks
+  std::vector<std::int64_t> indices_;   // an end's vertex_indices, as they are read
 };
 
 }  // namespace
