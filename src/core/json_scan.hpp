@@ -416,10 +416,13 @@ class Scanner {
 
   /// Unique keys, as the full readers require of every object (keys[from..] are one object's).
   template <typename KeyStack>
-  static bool uniqueKeys(KeyStack& keys, std::size_t from = 0) {
+  [[gnu::always_inline]] static bool uniqueKeys(KeyStack& keys, std::size_t from = 0) {
     const std::size_t n = keys.size() - from;
-    if (n < 2) return true;
-    const std::string_view* k = keys.data() + from;
+    return n < 2 || uniqueKeys(keys.data() + from, n);  // the usual 0 or 1 key: no call
+  }
+
+  /// The n keys at k are unique (n >= 2).
+  [[gnu::noinline]] static bool uniqueKeys(const std::string_view* k, std::size_t n) {
     if (n <= 8) {
       for (std::size_t a = 0; a < n; ++a)
         for (std::size_t b = a + 1; b < n; ++b)

@@ -8,6 +8,8 @@
 // always the full reader's.
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,17 +22,39 @@
 namespace rigfit::detail {
 namespace {
 
-// The enum value named `s`. Each value's name is measured once (the *Name functions are the
-// names' one source), so a match is a length compare and a short memcmp.
+// The enum value named `s`, a string in the scanner's text (readable 24 bytes on: the text's
+// padding). The names (the *Name functions are their one source) are copied once into
+// zero-padded words, so that a match is a length compare and up to three word compares.
 template <auto kName, typename E, std::size_t N>
 bool enumFromName(std::string_view s, const std::array<E, N>& all, E& out) {
-  static const std::array<std::string_view, N> names = [&] {
-    std::array<std::string_view, N> n{};
-    for (std::size_t i = 0; i < N; ++i) n[i] = kName(all[i]);
+  struct Name {
+    std::size_t size = 0;
+    std::uint64_t words[3] = {};
+  };
+  static const std::array<Name, N> names = [&] {
+    std::array<Name, N> n{};
+    for (std::size_t i = 0; i < N; ++i) {
+      const std::string_view v = kName(all[i]);
+      n[i].size = v.size();  // names are at most 24 bytes
+      std::memcpy(n[i].words, v.data(), std::min<std::size_t>(v.size(), sizeof n[i].words));
+    }
     return n;
   }();
+  if (s.size() > 24) return false;
+  std::uint64_t w[3];
+  std::memcpy(w, s.data(), sizeof w);
+  // Bytes of s beyond its length are cleared, word by word.
+  for (std::size_t k = 0; k < 3; ++k) {
+    const std::size_t have = s.size() > 8 * k ? s.size() - 8 * k : 0;
+    if (have >= 8) continue;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w[k] &= have == 0 ? 0 : ~std::uint64_t{0} << (64 - 8 * have);
+#else
+    w[k] &= have == 0 ? 0 : ~std::uint64_t{0} >> (64 - 8 * have);
+#endif
+  }
   for (std::size_t i = 0; i < N; ++i)
-    if (s == names[i]) {
+    if (names[i].size == s.size() && names[i].words[0] == w[0] && names[i].words[1] == w[1] && names[i].words[2] == w[2]) {
       out = all[i];
       return true;
     }
@@ -40,6 +64,12 @@ bool enumFromName(std::string_view s, const std::array<E, N>& all, E& out) {
 // `s` (empty) set to `v`: append copies straight into the string's buffer, where assign goes
 // through std::string's general replace (aliasing checks).
 inline void setString(std::string& s, std::string_view v) { s.append(v.data(), v.size()); }
+
+// k is the literal (a compare of constant size, done inline, where string_view's == may call out).
+template <std::size_t N>
+[[gnu::always_inline]] inline bool is(std::string_view k, const char (&literal)[N]) {
+  return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
+}
 
 // The keys of a bone and of a bone end, found by length first (one jump, then one fixed-size
 // compare) rather than by a chain of string compares. A bone key's number is its bit in the
@@ -53,36 +83,36 @@ constexpr unsigned kRequiredBoneKeys = (1u << 9) - 1;
 BoneKey boneKey(std::string_view k) {
   switch (k.size()) {
     case 4:
-      if (k == "head") return kHead;
-      if (k == "tail") return kTail;
-      if (k == "roll") return kRoll;
+      if (is(k, "head")) return kHead;
+      if (is(k, "tail")) return kTail;
+      if (is(k, "roll")) return kRoll;
       break;
     case 6:
-      if (k == "parent") return kParent;
-      if (k == "rigify") return kRigify;
-      if (k == "layers") return kLayers;
+      if (is(k, "parent")) return kParent;
+      if (is(k, "rigify")) return kRigify;
+      if (is(k, "layers")) return kLayers;
       break;
     case 10:
-      if (k == "bendy_bone") return kBendyBone;
+      if (is(k, "bendy_bone")) return kBendyBone;
       break;
     case 11:
-      if (k == "use_connect") return kUseConnect;
-      if (k == "collections") return kCollections;
-      if (k == "constraints") return kConstraints;
+      if (is(k, "use_connect")) return kUseConnect;
+      if (is(k, "collections")) return kCollections;
+      if (is(k, "constraints")) return kConstraints;
       break;
     case 13:
-      if (k == "inherit_scale") return kInheritScale;
-      if (k == "rotation_mode") return kRotationMode;
-      if (k == "roll_strategy") return kRollStrategy;
+      if (is(k, "inherit_scale")) return kInheritScale;
+      if (is(k, "rotation_mode")) return kRotationMode;
+      if (is(k, "roll_strategy")) return kRollStrategy;
       break;
     case 16:
-      if (k == "roll_reference_z") return kRollReferenceZ;
+      if (is(k, "roll_reference_z")) return kRollReferenceZ;
       break;
     case 18:
-      if (k == "use_local_location") return kUseLocalLocation;
+      if (is(k, "use_local_location")) return kUseLocalLocation;
       break;
     case 20:
-      if (k == "use_inherit_rotation") return kUseInheritRotation;
+      if (is(k, "use_inherit_rotation")) return kUseInheritRotation;
       break;
     default: break;
   }
@@ -93,12 +123,12 @@ enum EndKey : unsigned { kStrategy, kCubeName, kVertexIndex, kVertexIndices, kOf
 
 EndKey endKey(std::string_view k) {
   switch (k.size()) {
-    case 8: return k == "strategy" ? kStrategy : kOtherEndKey;
-    case 9: return k == "cube_name" ? kCubeName : kOtherEndKey;
-    case 12: return k == "vertex_index" ? kVertexIndex : kOtherEndKey;
-    case 14: return k == "vertex_indices" ? kVertexIndices : kOtherEndKey;
-    case 6: return k == "offset" ? kOffset : kOtherEndKey;
-    case 16: return k == "default_position" ? kDefaultPosition : kOtherEndKey;
+    case 8: return is(k, "strategy") ? kStrategy : kOtherEndKey;
+    case 9: return is(k, "cube_name") ? kCubeName : kOtherEndKey;
+    case 12: return is(k, "vertex_index") ? kVertexIndex : kOtherEndKey;
+    case 14: return is(k, "vertex_indices") ? kVertexIndices : kOtherEndKey;
+    case 6: return is(k, "offset") ? kOffset : kOtherEndKey;
+    case 16: return is(k, "default_position") ? kDefaultPosition : kOtherEndKey;
     default: return kOtherEndKey;
   }
 }
@@ -311,7 +341,7 @@ class TypedReader {
       if (!bit) keys_.push_back(key);
     }
     const bool unique = Scanner::uniqueKeys(keys_, mark);
-    keys_.resize(mark);
+    popKeys(mark);
     if (more != 0 || !unique || !has_strategy) return false;
     static constexpr std::array kAll{Strategy::kCube, Strategy::kVertex, Strategy::kMean, Strategy::kXyz, Strategy::kDefault};
     if (!enumFromName<strategyName>(strategy, kAll, e.strategy)) return false;
@@ -383,7 +413,7 @@ class TypedReader {
             x.rigify_empty = false;
           }
           ok = rmore == 0 && Scanner::uniqueKeys(keys_, rmark);
-          keys_.resize(rmark);
+          popKeys(rmark);
         }
       } else if (which == kRotationMode) {
         std::string_view str;
@@ -437,10 +467,15 @@ class TypedReader {
       if (!bit) keys_.push_back(key);
     }
     const bool unique = Scanner::uniqueKeys(keys_, mark);
-    keys_.resize(mark);
+    popKeys(mark);
     if (more != 0 || (seen & kRequiredBoneKeys) != kRequiredBoneKeys || !unique) return false;
     extras_.push_back(x);
     return true;
+  }
+
+  // Drops the keys of the object just read from the keys_ stack (usually none: no call).
+  void popKeys(std::size_t mark) {
+    if (keys_.size() != mark) keys_.resize(mark);
   }
 
   Scanner s_;
