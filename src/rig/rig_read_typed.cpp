@@ -8,10 +8,12 @@
 // always the full reader's.
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <simdjson.h>
@@ -79,6 +81,10 @@ enum BoneKey : unsigned {
   kRotationMode, kRollStrategy, kRollReferenceZ, kCollections, kConstraints, kBendyBone, kLayers, kOtherBoneKey
 };
 constexpr unsigned kRequiredBoneKeys = (1u << 9) - 1;
+constexpr std::string_view kBoneKeyNames[] = {"head", "tail", "roll", "parent", "use_connect", "use_local_location", "use_inherit_rotation",
+                                              "inherit_scale", "rigify", "rotation_mode", "roll_strategy", "roll_reference_z", "collections",
+                                              "constraints", "bendy_bone", "layers"};
+static_assert(std::size(kBoneKeyNames) == kOtherBoneKey);
 
 BoneKey boneKey(std::string_view k) {
   switch (k.size()) {
@@ -120,6 +126,27 @@ BoneKey boneKey(std::string_view k) {
 }
 
 enum EndKey : unsigned { kStrategy, kCubeName, kVertexIndex, kVertexIndices, kOffset, kDefaultPosition, kOtherEndKey };
+constexpr std::string_view kEndKeyNames[] = {"strategy", "cube_name", "vertex_index", "vertex_indices", "offset", "default_position"};
+static_assert(std::size(kEndKeyNames) == kOtherEndKey);
+
+// The known keys as Scanner::knownKey patterns.
+template <std::size_t N>
+constexpr std::array<Scanner::KeyPattern, N> keyPatterns(const std::string_view (&names)[N]) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) { return std::array<Scanner::KeyPattern, N>{Scanner::KeyPattern(names[I])...}; }(
+      std::make_index_sequence<N>());
+}
+constexpr auto kBoneKeyPatterns = keyPatterns(kBoneKeyNames);
+constexpr auto kEndKeyPatterns = keyPatterns(kEndKeyNames);
+
+// Which key followed which in the objects read so far (bones, ends): MPFB writes keys sorted,
+// so the next key is usually the one that followed the same key in the last object, and is then
+// matched with one compare (Scanner::knownKey). Slot kOther (no prediction) and a start slot.
+template <typename Key, Key kOther>
+struct KeyOrder {
+  static constexpr unsigned kStart = kOther + 1;
+  Key next[kOther + 2];
+  KeyOrder() { std::fill(std::begin(next), std::end(next), kOther); }
+};
 
 EndKey endKey(std::string_view k) {
   switch (k.size()) {
@@ -282,10 +309,16 @@ class TypedReader {
     unsigned seen = 0;
     indices_.clear();
     int more = s_.first('}') ? 1 : 0;
+    unsigned prev = end_order_.kStart;
     for (; more == 1; more = s_.next('}')) {
-      std::string_view key;
-      if (!s_.key(key)) return false;
-      const EndKey which = endKey(key);
+      std::string_view key;  // set for keys read by key() (every other key)
+      EndKey which = end_order_.next[prev];
+      if (which == kOtherEndKey || !s_.knownKey(kEndKeyPatterns[which])) {
+        if (!s_.key(key)) return false;
+        which = endKey(key);
+        end_order_.next[prev] = which;
+      }
+      prev = which;
       const unsigned bit = which == kOtherEndKey ? 0u : 1u << which;
       if (which == kStrategy) {
         if (!s_.string(strategy)) return false;
@@ -374,11 +407,17 @@ class TypedReader {
     unsigned seen = 0;
     const std::size_t mark = keys_.size();
     int more = s_.first('}') ? 1 : 0;
+    unsigned prev = bone_order_.kStart;
     for (; more == 1; more = s_.next('}')) {
-      std::string_view key;
-      if (!s_.key(key)) return false;
+      std::string_view key;  // set for keys read by key() (every other key)
+      BoneKey which = bone_order_.next[prev];
+      if (which == kOtherBoneKey || !s_.knownKey(kBoneKeyPatterns[which])) {
+        if (!s_.key(key)) return false;
+        which = boneKey(key);
+        bone_order_.next[prev] = which;
+      }
+      prev = which;
       bool ok = true;
-      const BoneKey which = boneKey(key);
       const unsigned bit = which == kOtherBoneKey ? 0u : 1u << which;
       if (which == kHead) {
         ok = end(b.head);
@@ -479,6 +518,8 @@ class TypedReader {
   }
 
   Scanner s_;
+  KeyOrder<BoneKey, kOtherBoneKey> bone_order_;
+  KeyOrder<EndKey, kOtherEndKey> end_order_;
   std::vector<BoneExtras> extras_;
   std::vector<std::string_view> keys_;  // a stack of the open objects' keys, for duplicate checks
   std::vector<std::int64_t> indices_;   // an end's vertex_indices, as they are read
