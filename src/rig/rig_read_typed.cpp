@@ -281,10 +281,27 @@ class TypedReader {
     return true;
   }
 
+  // [x, y, z]: two a bone, so read on a local cursor (no scanner calls between its tokens), with a
+  // guess of its own for each kind of line break (before a number, before the ']').
   bool vec3(Vec3d& out) {
-    if (!s_.eat('[') || !number(out[0]) || !s_.eat(',') || !number(out[1]) || !s_.eat(',') || !number(out[2])) return false;
+    const char* p = s_.pos();
+    if (*p != '[') return false;
+    p = skipSpace(p + 1, vec_item_indent_);
+    for (int k = 0; k < 3; ++k) {
+      NumberToken t;
+      if (!scanDecimal(p, t) && !otherNumber(p, t)) return false;
+      out[k] = t.value;
+      p = skipSpace(t.end, vec_close_indent_);
+      if (k == 2) break;
+      if (*p != ',') return false;
+      p = skipSpace(p + 1, vec_item_indent_);
+    }
+    s_.seek(p);
     return s_.eat(']');
   }
+
+  // Numbers of other forms than scanDecimal's, out of line.
+  [[gnu::noinline]] static bool otherNumber(const char* p, NumberToken& t) { return scanNumber(p, t); }
 
   bool strings(std::vector<std::string>& out) {
     if (!s_.eat('[')) return false;
@@ -518,6 +535,7 @@ class TypedReader {
   }
 
   Scanner s_;
+  int vec_item_indent_ = 0, vec_close_indent_ = 0;  // see vec3
   KeyOrder<BoneKey, kOtherBoneKey> bone_order_;
   KeyOrder<EndKey, kOtherEndKey> end_order_;
   std::vector<BoneExtras> extras_;
