@@ -127,6 +127,15 @@ TEST(RigTyped, MutationsAgree) {
       {"\"vertex_index\": -3", "\"vertex_index\": -3, \"cube_name\": 7"},
       {"\"roll\": 0.25", "\"roll\": 01.5"}, {"\"roll\": 0.25", "\"roll\": 1."}, {"\"roll\": 0.25", "\"roll\": -0.5e+2"},
       {"\"roll\": 0.25", "\"roll\": 0.0548587265818475389167"}, {"\"roll\": 0.25", "\"roll\": .5"},
+      // [x, y, z] arrays in other forms (read on their own cursor): spacing, line breaks, wrong
+      // lengths and separators, numbers of every form and non-numbers.
+      {"[0, 1, 1]", "[0,1,1]"}, {"[0, 1, 1]", "[ 0 , 1 , 1 ]"}, {"[0, 1, 1]", "[\n  0,\n  1,\n  1\n]"},
+      {"[0, 1, 1]", "[\t0,\r\n1,\n\n1 ]"}, {"[0, 1, 1]", "[0, 1]"}, {"[0, 1, 1]", "[0, 1, 1, 2]"},
+      {"[0, 1, 1]", "[0, 1, 1,]"}, {"[0, 1, 1]", "[0 1 1]"}, {"[0, 1, 1]", "[0, 1; 1]"}, {"[0, 1, 1]", "[]"},
+      {"[0, 1, 1]", "[0, 1, \"1\"]"}, {"[0, 1, 1]", "[0, 1, null]"}, {"[0, 1, 1]", "[0, 1, 1e400]"},
+      {"[0, 1, 1]", "[0, 1, 1.]"}, {"[0, 1, 1]", "[0, 1, -]"}, {"[0, 1, 1]", "[0, 1, 12345678901234567890]"},
+      {"[0, 1, 1]", "[-0.0, 1.5e-3, 123456789.125]"}, {"[0, 1, 1]", "[0.30000000000000004, -9.999999999999999999, 1E+2]"},
+      {"[0, 1, 1]", "[0, 1, 1]]"}, {"[0, 1, 1]", "[0, 1, 1"}, {"[0, 1, 1]", "{0, 1, 1]"},
       // Objects of more than 8 keys (duplicates found through a hash set), with and without a duplicate.
       {"\"b\": {\"c\": null}", "\"b\": {\"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4, \"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k10\": 10}"},
       {"\"b\": {\"c\": null}", "\"b\": {\"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4, \"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k3\": 10}"},
@@ -140,6 +149,13 @@ TEST(RigTyped, MutationsAgree) {
     ASSERT_NE(p, std::string::npos) << from;
     t.replace(p, from.size(), to);
     agree(t, "edit " + to);
+  }
+  // Valid [x, y, z] forms are read by the typed reader itself.
+  for (const char* form : {"[0,1,1]", "[ 0 , 1 , 1 ]", "[\n  0,\n  1,\n  1\n]", "[\t0,\r\n1,\n\n1 ]", "[-0.0, 1.5e-3, 123456789.125]",
+                           "[0.30000000000000004, -9.999999999999999999, 1E+2]", "[12345678901234567, -0, 5e-324]"}) {
+    std::string t = base;
+    t.replace(t.find("[0, 1, 1]"), 9, form);
+    EXPECT_TRUE(agree(t, form)) << form;
   }
   // A legacy and a version 100 rig with layers take the typed path.
   const std::string v100 = R"({"bones": {"a": {"head": {"strategy": "DEFAULT", "default_position": [0, 0, 0]},
