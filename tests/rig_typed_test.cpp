@@ -1,6 +1,7 @@
 // RigParse::kTyped must agree with the full reader: same acceptance, same typed fields, same
 // errors, and the same bytes when saved.
 #include <filesystem>
+#include <algorithm>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -126,6 +127,15 @@ TEST(RigTyped, MutationsAgree) {
       {"\"vertex_index\": -3", "\"vertex_index\": -3, \"cube_name\": 7"},
       {"\"roll\": 0.25", "\"roll\": 01.5"}, {"\"roll\": 0.25", "\"roll\": 1."}, {"\"roll\": 0.25", "\"roll\": -0.5e+2"},
       {"\"roll\": 0.25", "\"roll\": 0.0548587265818475389167"}, {"\"roll\": 0.25", "\"roll\": .5"},
+      // [x, y, z] arrays in other forms (read on their own cursor): spacing, line breaks, wrong
+      // lengths and separators, numbers of every form and non-numbers.
+      {"[0, 1, 1]", "[0,1,1]"}, {"[0, 1, 1]", "[ 0 , 1 , 1 ]"}, {"[0, 1, 1]", "[\n  0,\n  1,\n  1\n]"},
+      {"[0, 1, 1]", "[\t0,\r\n1,\n\n1 ]"}, {"[0, 1, 1]", "[0, 1]"}, {"[0, 1, 1]", "[0, 1, 1, 2]"},
+      {"[0, 1, 1]", "[0, 1, 1,]"}, {"[0, 1, 1]", "[0 1 1]"}, {"[0, 1, 1]", "[0, 1; 1]"}, {"[0, 1, 1]", "[]"},
+      {"[0, 1, 1]", "[0, 1, \"1\"]"}, {"[0, 1, 1]", "[0, 1, null]"}, {"[0, 1, 1]", "[0, 1, 1e400]"},
+      {"[0, 1, 1]", "[0, 1, 1.]"}, {"[0, 1, 1]", "[0, 1, -]"}, {"[0, 1, 1]", "[0, 1, 12345678901234567890]"},
+      {"[0, 1, 1]", "[-0.0, 1.5e-3, 123456789.125]"}, {"[0, 1, 1]", "[0.30000000000000004, -9.999999999999999999, 1E+2]"},
+      {"[0, 1, 1]", "[0, 1, 1]]"}, {"[0, 1, 1]", "[0, 1, 1"}, {"[0, 1, 1]", "{0, 1, 1]"},
       // Objects of more than 8 keys (duplicates found through a hash set), with and without a duplicate.
       {"\"b\": {\"c\": null}", "\"b\": {\"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4, \"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k10\": 10}"},
       {"\"b\": {\"c\": null}", "\"b\": {\"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4, \"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k3\": 10}"},
@@ -139,6 +149,13 @@ TEST(RigTyped, MutationsAgree) {
     ASSERT_NE(p, std::string::npos) << from;
     t.replace(p, from.size(), to);
     agree(t, "edit " + to);
+  }
+  // Valid [x, y, z] forms are read by the typed reader itself.
+  for (const char* form : {"[0,1,1]", "[ 0 , 1 , 1 ]", "[\n  0,\n  1,\n  1\n]", "[\t0,\r\n1,\n\n1 ]", "[-0.0, 1.5e-3, 123456789.125]",
+                           "[0.30000000000000004, -9.999999999999999999, 1E+2]", "[12345678901234567, -0, 5e-324]"}) {
+    std::string t = base;
+    t.replace(t.find("[0, 1, 1]"), 9, form);
+    EXPECT_TRUE(agree(t, form)) << form;
   }
   // A legacy and a version 100 rig with layers take the typed path.
   const std::string v100 = R"({"bones": {"a": {"head": {"strategy": "DEFAULT", "default_position": [0, 0, 0]},
@@ -169,6 +186,57 @@ TEST(RigTyped, ManyBonesWithADuplicateName) {
   EXPECT_TRUE(agree(rig(40, -1), "40 bones"));
   EXPECT_FALSE(agree(rig(40, 17), "40 bones, a duplicate"));
   EXPECT_FALSE(parseRig(rig(40, 17), "dup.json", RigParse::kTyped).ok());
+}
+
+// Bones and ends whose keys come in a different order each time, with other spacing around the
+// ':' and with duplicates: the reader predicts each key from the previous object's order, and
+// must read the same whether or not the prediction holds.
+TEST(RigTyped, KeyOrdersSpacingAndDuplicatesAgree) {
+  std::mt19937_64 rng(9);
+  auto rig = [&](int bones, bool duplicate) {
+    std::string text = "{\"bones\": {";
+    const int dup_bone = duplicate ? static_cast<int>(rng() % static_cast<unsigned>(bones)) : -1;
+    for (int b = 0; b < bones; ++b) {
+      auto colon = [&] {
+        switch (rng() % 6) {
+          case 0: return std::string(" : ");
+          case 1: return std::string(":");
+          case 2: return std::string(":\n    ");
+          default: return std::string(": ");  // the usual form, mostly
+        }
+      };
+      auto object = [&](std::vector<std::pair<std::string, std::string>> members, bool dup) {
+        if (rng() % 4) std::shuffle(members.begin(), members.end(), rng);  // else: the last order again, mostly
+        if (dup) members.insert(members.begin() + static_cast<std::ptrdiff_t>(rng() % (members.size() + 1)), members[rng() % members.size()]);
+        std::string o = "{";
+        for (std::size_t i = 0; i < members.size(); ++i) o += (i ? ", \"" : "\"") + members[i].first + "\"" + colon() + members[i].second;
+        return o + "}";
+      };
+      const bool dup_here = b == dup_bone;
+      const int dup_where = static_cast<int>(rng() % 3);  // the bone, its head or its tail
+      std::vector<std::pair<std::string, std::string>> head = {{"strategy", "\"CUBE\""}, {"cube_name", "\"joint-" + std::to_string(b) + "\""},
+                                                               {"default_position", "[0.5, -0.25, 1.125]"}};
+      std::vector<std::pair<std::string, std::string>> tail = {{"strategy", "\"MEAN\""}, {"vertex_indices", "[1, 2, " + std::to_string(b) + "]"},
+                                                               {"default_position", "[0, 0, 1]"}};
+      if (rng() % 3 == 0) tail = {{"strategy", "\"VERTEX\""}, {"vertex_index", std::to_string(b)}, {"offset", "[0.125, 0, 0]"},
+                                  {"default_position", "[0, 0.0625, 1]"}};
+      std::vector<std::pair<std::string, std::string>> members = {
+          {"head", object(head, dup_here && dup_where == 1)}, {"tail", object(tail, dup_here && dup_where == 2)},
+          {"roll", "-0.0" + std::to_string(b + 1)}, {"parent", b ? "\"b" + std::to_string(b - 1) + "\"" : "\"\""},
+          {"use_connect", "false"}, {"use_local_location", "true"}, {"use_inherit_rotation", "true"}, {"inherit_scale", "\"FULL\""},
+          {"rigify", "{}"}, {"collections", "[\"Bones\"]"}, {"rotation_mode", "\"XYZ\""}, {"bendy_bone", "{\"segments\": 2}"}};
+      if (rng() % 2) members.emplace_back("custom_key", "[1, {\"a\": null}]");
+      text += (b ? ", \"b" : "\"b") + std::to_string(b) + "\": " + object(members, dup_here && dup_where == 0);
+    }
+    return text + "}, \"collections\": [\"Bones\"], \"version\": 110}";
+  };
+  for (int i = 0; i < 60; ++i) {
+    const std::string text = rig(3 + i % 20, false);
+    EXPECT_TRUE(agree(text, "orders " + std::to_string(i))) << text;
+    const std::string dup = rig(3 + i % 20, true);
+    EXPECT_FALSE(agree(dup, "duplicate " + std::to_string(i))) << dup;
+    EXPECT_FALSE(parseRig(dup, "dup.json", RigParse::kTyped).ok());
+  }
 }
 
 // Random byte changes to a shipped rig: the typed reader accepts exactly what the full reader

@@ -229,6 +229,57 @@ struct NumberToken {
   return true;
 }
 
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+// The value of the n digits (1-8) at p (SWAR, as in leadingDigits).
+[[gnu::always_inline]] inline std::uint64_t digitsValue(const char* p, int n) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  std::uint64_t d = (v - 0x3030303030303030ull) << (8 * (8 - n));
+  d = d * 10 + (d >> 8);
+  return (((d & 0x000000FF000000FFull) * 0x000F424000000064ull) + (((d >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+}
+
+// The usual number of a rig file: one integer digit, '.', 1 to 18 decimals, no exponent
+// ("-0.026746699586510658", "0.0"). Its decimals are counted in one 16-byte step and converted
+// in independent 8-digit pieces, with fewer instructions than scanNumber's loops. False (nothing
+// read) for any other token; scanNumber then reads it. The value is the same: at most 19
+// digits, converted by simdjson's compute_float_64 (Clinger's fast path, else Eisel-Lemire).
+[[gnu::always_inline]] inline bool scanDecimal(const char* p, NumberToken& t) {
+  const bool negative = *p == '-';
+  const char* const q = p + negative;
+  if (!isDigit(q[0]) || q[1] != '.') return false;
+  const char* const f = q + 2;
+  // The decimals: bytes with c - '0' <= 9 (unsigned); 16 or more continue past this step.
+  const __m128i x = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(f)), _mm_set1_epi8('0'));
+  const unsigned digit = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(9)), x)));
+  int n = __builtin_ctz(~digit);  // 0-16
+  if (n == 16) {
+    n += isDigit(f[16]) ? 1 + isDigit(f[17]) : 0;
+    if (n == 18 && isDigit(f[18])) return false;  // more than 19 digits
+  }
+  const char* const end = f + n;
+  if (n == 0 || *end == 'e' || *end == 'E' || *end == '.') return false;
+  std::uint64_t m = static_cast<std::uint64_t>(q[0] - '0');
+  if (n <= 8) {
+    m = m * kPow10Int[n] + digitsValue(f, n);
+  } else if (n <= 16) {
+    m = (m * kPow10Int[n - 8] + digitsValue(f, n - 8)) * 100000000 + digitsValue(end - 8, 8);
+  } else {
+    m = ((m * kPow10Int[n - 16] + digitsValue(f, n - 16)) * 100000000 + digitsValue(end - 16, 8)) * 100000000 + digitsValue(end - 8, 8);
+  }
+  double d;
+  if (!simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::compute_float_64(-n, m, negative, d)) return false;
+  t.end = end;
+  t.integer = false;
+  t.negative = negative;
+  t.int_digits = 1;
+  t.value = d;
+  return true;
+}
+#else
+inline bool scanDecimal(const char*, NumberToken&) { return false; }
+#endif
+
 /// A cursor over a JSON text (see the top of the file). Every method returns false when the text
 /// is not what it expects or not handled; the caller then gives up.
 class Scanner {
@@ -287,6 +338,40 @@ class Scanner {
     return true;
   }
 
+  /// A key expected at the cursor, as the bytes '"' key '"' ':' (keys of at most 29 bytes, without
+  /// '"', '\\' or control characters), zero-padded.
+  struct KeyPattern {
+    char bytes[32] = {};
+    int size = 0;  ///< bytes used
+    constexpr explicit KeyPattern(std::string_view key) {
+      bytes[0] = '"';
+      for (std::size_t i = 0; i < key.size(); ++i) bytes[i + 1] = key[i];
+      bytes[key.size() + 1] = '"';
+      bytes[key.size() + 2] = ':';
+      size = static_cast<int>(key.size()) + 3;
+    }
+  };
+
+  /// The key `k` and its ':' are at the cursor: both skipped, with the whitespace after them.
+  /// False, with nothing read, for anything else (another key, or whitespace before the ':'),
+  /// which key() then reads. One compare of 32 bytes instead of a string scan: the readers
+  /// predict the next key from the last object's order. (A match lies before the root's '}':
+  /// the pattern has neither '}' nor whitespace nor zero bytes.)
+  bool knownKey(const KeyPattern& k) {
+#if defined(__SSE2__)
+    const __m128i lo = _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p_)), _mm_loadu_si128(reinterpret_cast<const __m128i*>(k.bytes)));
+    const __m128i hi = _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p_ + 16)), _mm_loadu_si128(reinterpret_cast<const __m128i*>(k.bytes + 16)));
+    const std::uint64_t equal = static_cast<unsigned>(_mm_movemask_epi8(lo)) | (static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(hi))) << 16);
+    const std::uint64_t want = (std::uint64_t{1} << k.size) - 1;
+    if ((equal & want) != want) return false;
+#else
+    if (std::memcmp(p_, k.bytes, static_cast<std::size_t>(k.size)) != 0) return false;
+#endif
+    const char* q = p_ + k.size;
+    p_ = q[0] == ' ' && static_cast<unsigned char>(q[1]) > ' ' ? q + 1 : skipSpace(q, indent_);
+    return true;
+  }
+
   /// An object key and its ':' (with whitespace).
   bool key(std::string_view& out) {
     const char* q = stringEnd(out);
@@ -339,7 +424,7 @@ class Scanner {
 
   /// A number token (see scanNumber), and its whitespace.
   bool number(NumberToken& t) {
-    if (!scanNumber(p_, t)) return false;
+    if (!scanDecimal(p_, t) && !scanNumber(p_, t)) return false;
     p_ = skipSpace(t.end, indent_);
     return true;
   }
@@ -416,10 +501,13 @@ class Scanner {
 
   /// Unique keys, as the full readers require of every object (keys[from..] are one object's).
   template <typename KeyStack>
-  static bool uniqueKeys(KeyStack& keys, std::size_t from = 0) {
+  [[gnu::always_inline]] static bool uniqueKeys(KeyStack& keys, std::size_t from = 0) {
     const std::size_t n = keys.size() - from;
-    if (n < 2) return true;
-    const std::string_view* k = keys.data() + from;
+    return n < 2 || uniqueKeys(keys.data() + from, n);  // the usual 0 or 1 key: no call
+  }
+
+  /// The n keys at k are unique (n >= 2).
+  [[gnu::noinline]] static bool uniqueKeys(const std::string_view* k, std::size_t n) {
     if (n <= 8) {
       for (std::size_t a = 0; a < n; ++a)
         for (std::size_t b = a + 1; b < n; ++b)

@@ -8,8 +8,12 @@
 // always the full reader's.
 #include <algorithm>
 #include <array>
+#include <iterator>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <simdjson.h>
@@ -20,14 +24,53 @@
 namespace rigfit::detail {
 namespace {
 
-template <typename E, std::size_t N>
-bool enumFromName(std::string_view s, const char* (*name)(E), const std::array<E, N>& all, E& out) {
-  for (E e : all)
-    if (s == name(e)) {
-      out = e;
+// The enum value named `s`, a string in the scanner's text (readable 24 bytes on: the text's
+// padding). The names (the *Name functions are their one source) are copied once into
+// zero-padded words, so that a match is a length compare and up to three word compares.
+template <auto kName, typename E, std::size_t N>
+bool enumFromName(std::string_view s, const std::array<E, N>& all, E& out) {
+  struct Name {
+    std::size_t size = 0;
+    std::uint64_t words[3] = {};
+  };
+  static const std::array<Name, N> names = [&] {
+    std::array<Name, N> n{};
+    for (std::size_t i = 0; i < N; ++i) {
+      const std::string_view v = kName(all[i]);
+      n[i].size = v.size();  // names are at most 24 bytes
+      std::memcpy(n[i].words, v.data(), std::min<std::size_t>(v.size(), sizeof n[i].words));
+    }
+    return n;
+  }();
+  if (s.size() > 24) return false;
+  std::uint64_t w[3];
+  std::memcpy(w, s.data(), sizeof w);
+  // Bytes of s beyond its length are cleared, word by word.
+  for (std::size_t k = 0; k < 3; ++k) {
+    const std::size_t have = s.size() > 8 * k ? s.size() - 8 * k : 0;
+    if (have >= 8) continue;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w[k] &= have == 0 ? 0 : ~std::uint64_t{0} << (64 - 8 * have);
+#else
+    w[k] &= have == 0 ? 0 : ~std::uint64_t{0} >> (64 - 8 * have);
+#endif
+  }
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i].size == s.size() && names[i].words[0] == w[0] && names[i].words[1] == w[1] && names[i].words[2] == w[2]) {
+      out = all[i];
       return true;
     }
   return false;
+}
+
+// `s` (empty) set to `v`: append copies straight into the string's buffer, where assign goes
+// through std::string's general replace (aliasing checks).
+inline void setString(std::string& s, std::string_view v) { s.append(v.data(), v.size()); }
+
+// k is the literal (a compare of constant size, done inline, where string_view's == may call out).
+template <std::size_t N>
+[[gnu::always_inline]] inline bool is(std::string_view k, const char (&literal)[N]) {
+  return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
 }
 
 // The keys of a bone and of a bone end, found by length first (one jump, then one fixed-size
@@ -38,40 +81,44 @@ enum BoneKey : unsigned {
   kRotationMode, kRollStrategy, kRollReferenceZ, kCollections, kConstraints, kBendyBone, kLayers, kOtherBoneKey
 };
 constexpr unsigned kRequiredBoneKeys = (1u << 9) - 1;
+constexpr std::string_view kBoneKeyNames[] = {"head", "tail", "roll", "parent", "use_connect", "use_local_location", "use_inherit_rotation",
+                                              "inherit_scale", "rigify", "rotation_mode", "roll_strategy", "roll_reference_z", "collections",
+                                              "constraints", "bendy_bone", "layers"};
+static_assert(std::size(kBoneKeyNames) == kOtherBoneKey);
 
 BoneKey boneKey(std::string_view k) {
   switch (k.size()) {
     case 4:
-      if (k == "head") return kHead;
-      if (k == "tail") return kTail;
-      if (k == "roll") return kRoll;
+      if (is(k, "head")) return kHead;
+      if (is(k, "tail")) return kTail;
+      if (is(k, "roll")) return kRoll;
       break;
     case 6:
-      if (k == "parent") return kParent;
-      if (k == "rigify") return kRigify;
-      if (k == "layers") return kLayers;
+      if (is(k, "parent")) return kParent;
+      if (is(k, "rigify")) return kRigify;
+      if (is(k, "layers")) return kLayers;
       break;
     case 10:
-      if (k == "bendy_bone") return kBendyBone;
+      if (is(k, "bendy_bone")) return kBendyBone;
       break;
     case 11:
-      if (k == "use_connect") return kUseConnect;
-      if (k == "collections") return kCollections;
-      if (k == "constraints") return kConstraints;
+      if (is(k, "use_connect")) return kUseConnect;
+      if (is(k, "collections")) return kCollections;
+      if (is(k, "constraints")) return kConstraints;
       break;
     case 13:
-      if (k == "inherit_scale") return kInheritScale;
-      if (k == "rotation_mode") return kRotationMode;
-      if (k == "roll_strategy") return kRollStrategy;
+      if (is(k, "inherit_scale")) return kInheritScale;
+      if (is(k, "rotation_mode")) return kRotationMode;
+      if (is(k, "roll_strategy")) return kRollStrategy;
       break;
     case 16:
-      if (k == "roll_reference_z") return kRollReferenceZ;
+      if (is(k, "roll_reference_z")) return kRollReferenceZ;
       break;
     case 18:
-      if (k == "use_local_location") return kUseLocalLocation;
+      if (is(k, "use_local_location")) return kUseLocalLocation;
       break;
     case 20:
-      if (k == "use_inherit_rotation") return kUseInheritRotation;
+      if (is(k, "use_inherit_rotation")) return kUseInheritRotation;
       break;
     default: break;
   }
@@ -79,15 +126,36 @@ BoneKey boneKey(std::string_view k) {
 }
 
 enum EndKey : unsigned { kStrategy, kCubeName, kVertexIndex, kVertexIndices, kOffset, kDefaultPosition, kOtherEndKey };
+constexpr std::string_view kEndKeyNames[] = {"strategy", "cube_name", "vertex_index", "vertex_indices", "offset", "default_position"};
+static_assert(std::size(kEndKeyNames) == kOtherEndKey);
+
+// The known keys as Scanner::knownKey patterns.
+template <std::size_t N>
+constexpr std::array<Scanner::KeyPattern, N> keyPatterns(const std::string_view (&names)[N]) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) { return std::array<Scanner::KeyPattern, N>{Scanner::KeyPattern(names[I])...}; }(
+      std::make_index_sequence<N>());
+}
+constexpr auto kBoneKeyPatterns = keyPatterns(kBoneKeyNames);
+constexpr auto kEndKeyPatterns = keyPatterns(kEndKeyNames);
+
+// Which key followed which in the objects read so far (bones, ends): MPFB writes keys sorted,
+// so the next key is usually the one that followed the same key in the last object, and is then
+// matched with one compare (Scanner::knownKey). Slot kOther (no prediction) and a start slot.
+template <typename Key, Key kOther>
+struct KeyOrder {
+  static constexpr unsigned kStart = kOther + 1;
+  Key next[kOther + 2];
+  KeyOrder() { std::fill(std::begin(next), std::end(next), kOther); }
+};
 
 EndKey endKey(std::string_view k) {
   switch (k.size()) {
-    case 8: return k == "strategy" ? kStrategy : kOtherEndKey;
-    case 9: return k == "cube_name" ? kCubeName : kOtherEndKey;
-    case 12: return k == "vertex_index" ? kVertexIndex : kOtherEndKey;
-    case 14: return k == "vertex_indices" ? kVertexIndices : kOtherEndKey;
-    case 6: return k == "offset" ? kOffset : kOtherEndKey;
-    case 16: return k == "default_position" ? kDefaultPosition : kOtherEndKey;
+    case 8: return is(k, "strategy") ? kStrategy : kOtherEndKey;
+    case 9: return is(k, "cube_name") ? kCubeName : kOtherEndKey;
+    case 12: return is(k, "vertex_index") ? kVertexIndex : kOtherEndKey;
+    case 14: return is(k, "vertex_indices") ? kVertexIndices : kOtherEndKey;
+    case 6: return is(k, "offset") ? kOffset : kOtherEndKey;
+    case 16: return is(k, "default_position") ? kDefaultPosition : kOtherEndKey;
     default: return kOtherEndKey;
   }
 }
@@ -103,10 +171,10 @@ class TypedReader {
  public:
   bool run(const RigSource& src, RigDefinition& rig) {
     if (!s_.open(src.text.data(), src.size) || !s_.eat('{')) return false;
-    // Shipped rigs take 770 to 1,600 bytes a bone: one allocation, usually; at most 128 bones
-    // (64 KB) up front, so that a large rig's array stays in the heap (glibc maps blocks of
-    // 128 KB or more afresh, and every parse would then fault its pages in).
-    const std::size_t bones_guess = std::min<std::size_t>(src.size / 760 + 8, 128);
+    // Shipped rigs take 710 to 1,600 bytes a bone: one allocation, no regrowth (a regrowth moves
+    // every bone); at most 250 bones (126 KB) up front, so that the array stays in the heap
+    // (glibc maps blocks of 128 KB or more afresh, and every parse would then fault its pages in).
+    const std::size_t bones_guess = std::min<std::size_t>(src.size / 700 + 8, 250);
     rig.bones.reserve(bones_guess);
     extras_.reserve(bones_guess);
     keys_.reserve(64);
@@ -213,10 +281,27 @@ class TypedReader {
     return true;
   }
 
+  // [x, y, z]: two a bone, so read on a local cursor (no scanner calls between its tokens), with a
+  // guess of its own for each kind of line break (before a number, before the ']').
   bool vec3(Vec3d& out) {
-    if (!s_.eat('[') || !number(out[0]) || !s_.eat(',') || !number(out[1]) || !s_.eat(',') || !number(out[2])) return false;
+    const char* p = s_.pos();
+    if (*p != '[') return false;
+    p = skipSpace(p + 1, vec_item_indent_);
+    for (int k = 0; k < 3; ++k) {
+      NumberToken t;
+      if (!scanDecimal(p, t) && !otherNumber(p, t)) return false;
+      out[k] = t.value;
+      p = skipSpace(t.end, vec_close_indent_);
+      if (k == 2) break;
+      if (*p != ',') return false;
+      p = skipSpace(p + 1, vec_item_indent_);
+    }
+    s_.seek(p);
     return s_.eat(']');
   }
+
+  // Numbers of other forms than scanDecimal's, out of line.
+  [[gnu::noinline]] static bool otherNumber(const char* p, NumberToken& t) { return scanNumber(p, t); }
 
   bool strings(std::vector<std::string>& out) {
     if (!s_.eat('[')) return false;
@@ -239,12 +324,18 @@ class TypedReader {
     // Duplicate keys: a bit per known key; other keys on the keys_ stack.
     const std::size_t mark = keys_.size();
     unsigned seen = 0;
-    std::vector<std::int64_t> indices;
+    indices_.clear();
     int more = s_.first('}') ? 1 : 0;
+    unsigned prev = end_order_.kStart;
     for (; more == 1; more = s_.next('}')) {
-      std::string_view key;
-      if (!s_.key(key)) return false;
-      const EndKey which = endKey(key);
+      std::string_view key;  // set for keys read by key() (every other key)
+      EndKey which = end_order_.next[prev];
+      if (which == kOtherEndKey || !s_.knownKey(kEndKeyPatterns[which])) {
+        if (!s_.key(key)) return false;
+        which = endKey(key);
+        end_order_.next[prev] = which;
+      }
+      prev = which;
       const unsigned bit = which == kOtherEndKey ? 0u : 1u << which;
       if (which == kStrategy) {
         if (!s_.string(strategy)) return false;
@@ -280,7 +371,7 @@ class TypedReader {
             // A non-integer entry is an error only for MEAN/XYZ: let the full reader judge.
             NumberToken t;
             if (!s_.number(t) || !t.integer) return false;
-            indices.push_back(t.negative ? -static_cast<std::int64_t>(t.magnitude) : static_cast<std::int64_t>(t.magnitude));
+            indices_.push_back(t.negative ? -static_cast<std::int64_t>(t.magnitude) : static_cast<std::int64_t>(t.magnitude));
           }
           if (more_indices != 0) return false;
         }
@@ -300,14 +391,14 @@ class TypedReader {
       if (!bit) keys_.push_back(key);
     }
     const bool unique = Scanner::uniqueKeys(keys_, mark);
-    keys_.resize(mark);
+    popKeys(mark);
     if (more != 0 || !unique || !has_strategy) return false;
     static constexpr std::array kAll{Strategy::kCube, Strategy::kVertex, Strategy::kMean, Strategy::kXyz, Strategy::kDefault};
-    if (!enumFromName(strategy, strategyName, kAll, e.strategy)) return false;
+    if (!enumFromName<strategyName>(strategy, kAll, e.strategy)) return false;
     switch (e.strategy) {
       case Strategy::kCube:
         if (!has_cube) return false;
-        e.cube_name = cube;
+        setString(e.cube_name, cube);
         break;
       case Strategy::kVertex:
         if (!has_index) return false;
@@ -315,8 +406,8 @@ class TypedReader {
         break;
       case Strategy::kMean:
       case Strategy::kXyz:
-        if (!has_indices || indices.size() < (e.strategy == Strategy::kMean ? 1u : 3u)) return false;
-        e.vertex_indices = std::move(indices);
+        if (!has_indices || indices_.size() < (e.strategy == Strategy::kMean ? 1u : 3u)) return false;
+        e.vertex_indices.assign(indices_.begin(), indices_.end());  // one allocation, of the final size
         break;
       case Strategy::kDefault: break;
     }
@@ -327,17 +418,23 @@ class TypedReader {
   bool bone(std::string_view name, RigDefinition& rig) {
     if (!s_.eat('{')) return false;
     BoneDef& b = rig.bones.emplace_back();  // in place (on failure the rig is discarded)
-    b.name = name;
+    setString(b.name, name);
     BoneExtras x;
     // A bit per known key (BoneKey): duplicates of them; other keys' duplicates on the keys_ stack.
     unsigned seen = 0;
     const std::size_t mark = keys_.size();
     int more = s_.first('}') ? 1 : 0;
+    unsigned prev = bone_order_.kStart;
     for (; more == 1; more = s_.next('}')) {
-      std::string_view key;
-      if (!s_.key(key)) return false;
+      std::string_view key;  // set for keys read by key() (every other key)
+      BoneKey which = bone_order_.next[prev];
+      if (which == kOtherBoneKey || !s_.knownKey(kBoneKeyPatterns[which])) {
+        if (!s_.key(key)) return false;
+        which = boneKey(key);
+        bone_order_.next[prev] = which;
+      }
+      prev = which;
       bool ok = true;
-      const BoneKey which = boneKey(key);
       const unsigned bit = which == kOtherBoneKey ? 0u : 1u << which;
       if (which == kHead) {
         ok = end(b.head);
@@ -348,7 +445,7 @@ class TypedReader {
       } else if (which == kParent) {
         std::string_view str;
         ok = s_.string(str);
-        b.parent = str;
+        setString(b.parent, str);
       } else if (which == kUseConnect) {
         ok = s_.boolean(b.use_connect);
       } else if (which == kUseLocalLocation) {
@@ -359,7 +456,7 @@ class TypedReader {
         std::string_view str;
         static constexpr std::array kScales{InheritScale::kFull, InheritScale::kFixShear, InheritScale::kAligned,
                                             InheritScale::kAverage, InheritScale::kNone, InheritScale::kNoneLegacy};
-        ok = s_.string(str) && enumFromName(str, inheritScaleName, kScales, b.inherit_scale);
+        ok = s_.string(str) && enumFromName<inheritScaleName>(str, kScales, b.inherit_scale);
       } else if (which == kRigify) {
         ok = s_.eat('{');
         if (ok) {
@@ -372,18 +469,18 @@ class TypedReader {
             x.rigify_empty = false;
           }
           ok = rmore == 0 && Scanner::uniqueKeys(keys_, rmark);
-          keys_.resize(rmark);
+          popKeys(rmark);
         }
       } else if (which == kRotationMode) {
         std::string_view str;
         static constexpr std::array kModes{RotationMode::kQuaternion, RotationMode::kXYZ, RotationMode::kXZY, RotationMode::kYXZ,
                                            RotationMode::kYZX, RotationMode::kZXY, RotationMode::kZYX, RotationMode::kAxisAngle};
-        ok = s_.string(str) && enumFromName(str, rotationModeName, kModes, b.rotation_mode);
+        ok = s_.string(str) && enumFromName<rotationModeName>(str, kModes, b.rotation_mode);
       } else if (which == kRollStrategy) {
         if (!s_.null()) {
           std::string_view str;
           static constexpr std::array kRolls{RollStrategy::kAlignZWorldZ, RollStrategy::kAlignXWorldX, RollStrategy::kAlignZReferenceZ};
-          ok = s_.string(str) && (str.empty() || enumFromName(str, rollStrategyName, kRolls, b.roll_strategy));
+          ok = s_.string(str) && (str.empty() || enumFromName<rollStrategyName>(str, kRolls, b.roll_strategy));
         }
       } else if (which == kRollReferenceZ) {
         if (!s_.null()) {
@@ -426,15 +523,24 @@ class TypedReader {
       if (!bit) keys_.push_back(key);
     }
     const bool unique = Scanner::uniqueKeys(keys_, mark);
-    keys_.resize(mark);
+    popKeys(mark);
     if (more != 0 || (seen & kRequiredBoneKeys) != kRequiredBoneKeys || !unique) return false;
     extras_.push_back(x);
     return true;
   }
 
+  // Drops the keys of the object just read from the keys_ stack (usually none: no call).
+  void popKeys(std::size_t mark) {
+    if (keys_.size() != mark) keys_.resize(mark);
+  }
+
   Scanner s_;
+  int vec_item_indent_ = 0, vec_close_indent_ = 0;  // see vec3
+  KeyOrder<BoneKey, kOtherBoneKey> bone_order_;
+  KeyOrder<EndKey, kOtherEndKey> end_order_;
   std::vector<BoneExtras> extras_;
   std::vector<std::string_view> keys_;  // a stack of the open objects' keys, for duplicate checks
+  std::vector<std::int64_t> indices_;   // an end's vertex_indices, as they are read
 };
 
 }  // namespace
