@@ -235,6 +235,21 @@ class TypedReader {
   }
 
  private:
+  // The next key of a bone or end object: the one `order` predicts after `prev` when it matches,
+  // else read by key() (`key` set) and classified, which updates the prediction.
+  template <typename Key, Key kOther, std::size_t N, class Classify>
+  [[gnu::always_inline]] bool nextKey(KeyOrder<Key, kOther>& order, const std::array<Scanner::KeyPattern, N>& patterns,
+                                      Classify classify, unsigned& prev, Key& which, std::string_view& key) {
+    which = order.next[prev];
+    if (which == kOther || !s_.knownKey(patterns[which])) {
+      if (!s_.key(key)) return false;
+      which = classify(key);
+      order.next[prev] = which;
+    }
+    prev = which;
+    return true;
+  }
+
   // Version 100 -> 110 for the typed fields, in the cases without Rigify data (no rigify_ui, every
   // bone's `rigify` empty): layers become collections named "Bones", "Layer 2", ... (§2.4).
   bool upgrade(bool has_ui, RigDefinition& rig) {
@@ -329,13 +344,8 @@ class TypedReader {
     unsigned prev = end_order_.kStart;
     for (; more == 1; more = s_.next('}')) {
       std::string_view key;  // set for keys read by key() (every other key)
-      EndKey which = end_order_.next[prev];
-      if (which == kOtherEndKey || !s_.knownKey(kEndKeyPatterns[which])) {
-        if (!s_.key(key)) return false;
-        which = endKey(key);
-        end_order_.next[prev] = which;
-      }
-      prev = which;
+      EndKey which;
+      if (!nextKey(end_order_, kEndKeyPatterns, endKey, prev, which, key)) return false;
       const unsigned bit = which == kOtherEndKey ? 0u : 1u << which;
       if (which == kStrategy) {
         if (!s_.string(strategy)) return false;
@@ -427,13 +437,8 @@ class TypedReader {
     unsigned prev = bone_order_.kStart;
     for (; more == 1; more = s_.next('}')) {
       std::string_view key;  // set for keys read by key() (every other key)
-      BoneKey which = bone_order_.next[prev];
-      if (which == kOtherBoneKey || !s_.knownKey(kBoneKeyPatterns[which])) {
-        if (!s_.key(key)) return false;
-        which = boneKey(key);
-        bone_order_.next[prev] = which;
-      }
-      prev = which;
+      BoneKey which;
+      if (!nextKey(bone_order_, kBoneKeyPatterns, boneKey, prev, which, key)) return false;
       bool ok = true;
       const unsigned bit = which == kOtherBoneKey ? 0u : 1u << which;
       if (which == kHead) {
