@@ -88,6 +88,30 @@ struct Trs {
 
 // Rest transforms are rotations up to Blender's own rounding near -Y; the polar decomposition
 // gives the nearest rotation and the column lengths the scale.
+// Set `set` (JOINTS_set, WEIGHTS_set) of every vertex's k influences (k per vertex in `joints`
+// and `weights`, heaviest first): slots whose stored weight is 0 point at joint 0, as the
+// validator expects, and a vertex with no weight at all gets `one` on joint 0 in set 0. False
+// when a joint is not below nb.
+template <typename J, typename W, typename S>
+bool fillInfluenceSet(std::size_t nv, int k, int set, const std::uint16_t* joints, const S* weights, W one, std::size_t nb,
+                      J* jout, W* wout) {
+  const auto kk = static_cast<std::size_t>(k), s0 = 4 * static_cast<std::size_t>(set);
+  for (std::size_t v = 0; v < nv; ++v) {
+    const S* w = weights + v * kk;
+    bool weighted = false;
+    for (std::size_t c = 0; c < kk; ++c) weighted = weighted || w[c] != S(0);
+    for (std::size_t c = 0; c < 4; ++c) {
+      const std::size_t i = v * kk + s0 + c, o = 4 * v + c;
+      const bool first = !weighted && set == 0 && c == 0;
+      const std::uint16_t joint = weighted && weights[i] != S(0) ? joints[i] : 0;
+      if (joint >= nb) return false;
+      jout[o] = static_cast<J>(joint);
+      wout[o] = first ? one : weighted ? static_cast<W>(weights[i]) : W(0);
+    }
+  }
+  return true;
+}
+
 Trs decompose(const Eigen::Matrix4d& m) {
   Trs out;
   out.t = m.topRightCorner<3, 1>();
@@ -156,30 +180,15 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
                                                : b.view<float>(4 * nv, kArrayBuffer);
     std::uint8_t* j8 = b.at<std::uint8_t>(jview);
     std::uint16_t* j16 = b.at<std::uint16_t>(jview);
-    std::uint8_t* w8 = b.at<std::uint8_t>(wview);
-    std::uint16_t* w16 = b.at<std::uint16_t>(wview);
-    float* wf = b.at<float>(wview);
-    for (std::size_t v = 0; v < nv; ++v) {
-      const std::size_t base = v * static_cast<std::size_t>(k);
-      bool weighted = false;
-      for (int c = 0; c < k; ++c) {
-        const std::size_t i = base + static_cast<std::size_t>(c);
-        weighted = weighted || (skin.weight_bits ? skin.quantized_weights[i] != 0 : skin.weights[i] != 0.0f);
-      }
-      for (std::size_t c = 0; c < 4; ++c) {
-        const std::size_t i = base + 4 * static_cast<std::size_t>(set) + c, o = 4 * v + c;
-        const bool first = !weighted && set == 0 && c == 0;
-        // Slots whose (stored) weight is 0 point at joint 0, as the validator expects.
-        const bool used = skin.weight_bits ? skin.quantized_weights[i] != 0 : skin.weights[i] != 0.0f;
-        const std::uint16_t joint = weighted && used ? skin.joints[i] : 0;
-        if (joint >= nb) return makeError(ErrorCode::kRange, "glTF: joint index beyond the skeleton");
-        if (small_joints) j8[o] = static_cast<std::uint8_t>(joint);
-        else j16[o] = joint;
-        if (skin.weight_bits == 8) w8[o] = first ? 255 : weighted ? static_cast<std::uint8_t>(skin.quantized_weights[i]) : 0;
-        else if (skin.weight_bits == 16) w16[o] = first ? 65535 : weighted ? skin.quantized_weights[i] : 0;
-        else wf[o] = first ? 1.0f : weighted ? skin.weights[i] : 0.0f;
-      }
-    }
+    // One loop per joint and weight format (the formats do not change inside a stream).
+    const auto withJoints = [&](auto* wout, const auto* weights, auto one) {
+      return small_joints ? fillInfluenceSet(nv, k, set, skin.joints.data(), weights, one, nb, j8, wout)
+                          : fillInfluenceSet(nv, k, set, skin.joints.data(), weights, one, nb, j16, wout);
+    };
+    const bool in_range = skin.weight_bits == 8    ? withJoints(b.at<std::uint8_t>(wview), skin.quantized_weights.data(), std::uint8_t{255})
+                          : skin.weight_bits == 16 ? withJoints(b.at<std::uint16_t>(wview), skin.quantized_weights.data(), std::uint16_t{65535})
+                                                   : withJoints(b.at<float>(wview), skin.weights.data(), 1.0f);
+    if (!in_range) return makeError(ErrorCode::kRange, "glTF: joint index beyond the skeleton");
     joint_acc[set] = b.accessor(jview, small_joints ? kUnsignedByte : kUnsignedShort, nv, "VEC4");
     weight_acc[set] = skin.weight_bits == 8    ? b.accessor(wview, kUnsignedByte, nv, "VEC4", true)
                       : skin.weight_bits == 16 ? b.accessor(wview, kUnsignedShort, nv, "VEC4", true)
