@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/json_scan.hpp"
+#include "skin/pair_scratch.hpp"
 
 #include <simdjson.h>
 
@@ -74,14 +75,10 @@ class FastReader {
   bool pairs(WeightsFile::Group& g) {
     if (!s_.eat('[')) return false;
     if (!s_.first(']')) return true;
-    // Scratch arrays keep their capacity from group to group and file to file; each group's
-    // vectors are then allocated once, at their final size.
-    std::vector<std::int64_t>& vertices = vertices_;
-    std::vector<double>& weights = weights_;
-    std::vector<std::size_t>& ints = ints_;
-    vertices.clear();
-    weights.clear();
-    ints.clear();
+    PairScratch& scratch = PairScratch::start();
+    std::vector<std::int64_t>& vertices = scratch.vertices;
+    std::vector<double>& weights = scratch.weights;
+    std::vector<std::size_t>& ints = scratch.ints;
     const std::uint64_t vertex_limit = vertex_count_ != 0 ? vertex_count_ : std::uint64_t{1} << 62;
     // The hot loop, on a local pointer: one pair per iteration.
     const char* p = s_.pos();
@@ -127,12 +124,7 @@ class FastReader {
     }
     s_.seek(p);
     s_.eat(']');
-    g.vertices.assign(vertices.begin(), vertices.end());
-    g.weights.assign(weights.begin(), weights.end());
-    if (!ints.empty()) {
-      g.weight_is_int.assign(vertices.size(), 0);
-      for (std::size_t i : ints) g.weight_is_int[i] = 1;
-    }
+    scratch.store(g);
     return true;
   }
 
@@ -175,9 +167,6 @@ class FastReader {
   std::string_view label_;
   std::size_t vertex_count_;
   std::vector<std::string_view> scratch_;
-  static inline thread_local std::vector<std::int64_t> vertices_;
-  static inline thread_local std::vector<double> weights_;
-  static inline thread_local std::vector<std::size_t> ints_;
 };
 
 }  // namespace

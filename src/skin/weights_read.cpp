@@ -19,6 +19,7 @@
 #include "core/json_number.hpp"
 #include "rigfit/weights.hpp"
 #include "skin/group_path.hpp"
+#include "skin/pair_scratch.hpp"
 #include "skin/weights_fast.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -281,15 +282,10 @@ class Reader {
         return schema(groupPath(g.name), std::string("expected an array of [vertex, weight] pairs, got ") + typeName(t));
       return syntax(groupPath(g.name), e);
     }
-    // The pairs go to scratch arrays that keep their capacity from group to group and file to
-    // file; each group's vectors are then allocated once, at their final size. (Local references:
-    // every access to a thread_local with a destructor goes through a wrapper call.)
-    std::vector<std::int64_t>& vertices = vertices_;
-    std::vector<double>& weights = weights_;
-    std::vector<std::size_t>& ints = ints_;
-    vertices.clear();
-    weights.clear();
-    ints.clear();
+    detail::PairScratch& scratch = detail::PairScratch::start();
+    std::vector<std::int64_t>& vertices = scratch.vertices;
+    std::vector<double>& weights = scratch.weights;
+    std::vector<std::size_t>& ints = scratch.ints;
     const std::uint64_t vertex_limit = vertex_count_ != 0 ? vertex_count_ : static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1;
     std::size_t index = 0;
     const od::array_iterator end{};
@@ -342,12 +338,7 @@ class Reader {
       weights.push_back(w);
       ++index;
     }
-    g.vertices.assign(vertices.begin(), vertices.end());
-    g.weights.assign(weights.begin(), weights.end());
-    if (!ints.empty()) {
-      g.weight_is_int.assign(index, 0);
-      for (std::size_t i : ints) g.weight_is_int[i] = 1;
-    }
+    scratch.store(g);
     return std::nullopt;
   }
 
@@ -419,10 +410,6 @@ class Reader {
   std::string_view label_;
   std::size_t vertex_count_;
   bool fast_;
-  // Scratch arrays (per thread, so their capacity survives from file to file).
-  static inline thread_local std::vector<std::int64_t> vertices_;
-  static inline thread_local std::vector<double> weights_;
-  static inline thread_local std::vector<std::size_t> ints_;  // indices of integer weights
 };
 
 // simdjson reads up to SIMDJSON_PADDING bytes past the end. When those bytes lie on the same
