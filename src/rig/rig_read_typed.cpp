@@ -67,15 +67,8 @@ bool enumFromName(std::string_view s, const std::array<E, N>& all, E& out) {
 // through std::string's general replace (aliasing checks).
 inline void setString(std::string& s, std::string_view v) { s.append(v.data(), v.size()); }
 
-// k is the literal (a compare of constant size, done inline, where string_view's == may call out).
-template <std::size_t N>
-[[gnu::always_inline]] inline bool is(std::string_view k, const char (&literal)[N]) {
-  return k.size() == N - 1 && std::memcmp(k.data(), literal, N - 1) == 0;
-}
-
-// The keys of a bone and of a bone end, found by length first (one jump, then one fixed-size
-// compare) rather than by a chain of string compares. A bone key's number is its bit in the
-// duplicate mask; the first nine are required.
+// The keys of a bone and of a bone end. A bone key's number is its bit in the duplicate mask;
+// the first nine are required.
 enum BoneKey : unsigned {
   kHead, kTail, kRoll, kParent, kUseConnect, kUseLocalLocation, kUseInheritRotation, kInheritScale, kRigify,
   kRotationMode, kRollStrategy, kRollReferenceZ, kCollections, kConstraints, kBendyBone, kLayers, kOtherBoneKey
@@ -85,45 +78,6 @@ constexpr std::string_view kBoneKeyNames[] = {"head", "tail", "roll", "parent", 
                                               "inherit_scale", "rigify", "rotation_mode", "roll_strategy", "roll_reference_z", "collections",
                                               "constraints", "bendy_bone", "layers"};
 static_assert(std::size(kBoneKeyNames) == kOtherBoneKey);
-
-BoneKey boneKey(std::string_view k) {
-  switch (k.size()) {
-    case 4:
-      if (is(k, "head")) return kHead;
-      if (is(k, "tail")) return kTail;
-      if (is(k, "roll")) return kRoll;
-      break;
-    case 6:
-      if (is(k, "parent")) return kParent;
-      if (is(k, "rigify")) return kRigify;
-      if (is(k, "layers")) return kLayers;
-      break;
-    case 10:
-      if (is(k, "bendy_bone")) return kBendyBone;
-      break;
-    case 11:
-      if (is(k, "use_connect")) return kUseConnect;
-      if (is(k, "collections")) return kCollections;
-      if (is(k, "constraints")) return kConstraints;
-      break;
-    case 13:
-      if (is(k, "inherit_scale")) return kInheritScale;
-      if (is(k, "rotation_mode")) return kRotationMode;
-      if (is(k, "roll_strategy")) return kRollStrategy;
-      break;
-    case 16:
-      if (is(k, "roll_reference_z")) return kRollReferenceZ;
-      break;
-    case 18:
-      if (is(k, "use_local_location")) return kUseLocalLocation;
-      break;
-    case 20:
-      if (is(k, "use_inherit_rotation")) return kUseInheritRotation;
-      break;
-    default: break;
-  }
-  return kOtherBoneKey;
-}
 
 enum EndKey : unsigned { kStrategy, kCubeName, kVertexIndex, kVertexIndices, kOffset, kDefaultPosition, kOtherEndKey };
 constexpr std::string_view kEndKeyNames[] = {"strategy", "cube_name", "vertex_index", "vertex_indices", "offset", "default_position"};
@@ -148,17 +102,16 @@ struct KeyOrder {
   KeyOrder() { std::fill(std::begin(next), std::end(next), kOther); }
 };
 
-EndKey endKey(std::string_view k) {
-  switch (k.size()) {
-    case 8: return is(k, "strategy") ? kStrategy : kOtherEndKey;
-    case 9: return is(k, "cube_name") ? kCubeName : kOtherEndKey;
-    case 12: return is(k, "vertex_index") ? kVertexIndex : kOtherEndKey;
-    case 14: return is(k, "vertex_indices") ? kVertexIndices : kOtherEndKey;
-    case 6: return is(k, "offset") ? kOffset : kOtherEndKey;
-    case 16: return is(k, "default_position") ? kDefaultPosition : kOtherEndKey;
-    default: return kOtherEndKey;
-  }
+// A key's number in `names`, or the number after the last for any other key. Only used when the
+// key is not the one KeyOrder predicts (mostly in a file's first bone).
+template <typename Key, std::size_t N>
+Key keyNumber(std::string_view k, const std::string_view (&names)[N]) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == k) return static_cast<Key>(i);
+  return static_cast<Key>(N);
 }
+BoneKey boneKey(std::string_view k) { return keyNumber<BoneKey>(k, kBoneKeyNames); }
+EndKey endKey(std::string_view k) { return keyNumber<EndKey>(k, kEndKeyNames); }
 
 struct BoneExtras {
   bool layers_bad = false;       // present but not an array of at most 32 booleans
