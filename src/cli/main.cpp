@@ -10,7 +10,8 @@
 #include "cli/heap.hpp"
 
 int main(int argc, char** argv) {
-  rigfit::cli::setUpHeap(!(argc > 1 && std::string_view(argv[1]) == "batch"));
+  const std::string_view first = argc > 1 ? argv[1] : "";
+  rigfit::cli::setUpHeap(first != "batch");
   CLI::App app{"rigfit " RIGFIT_VERSION_STRING " - fit MakeHuman (MPFB) rigs to any body, exactly as MPFB does in Blender"};
   app.set_version_flag("--version", std::string("rigfit ") + RIGFIT_VERSION_STRING);
   app.require_subcommand(1);
@@ -24,7 +25,6 @@ int main(int argc, char** argv) {
       {"pose", rigfit::cli::addPoseCommand},         {"export", rigfit::cli::addExportCommand},
       {"validate", rigfit::cli::addValidateCommand}, {"save-rig", rigfit::cli::addSaveRigCommand},
       {"edit-rig", rigfit::cli::addEditRigCommand},  {"batch", rigfit::cli::addBatchCommand}};
-  const std::string_view first = argc > 1 ? argv[1] : "";
   const bool named = std::any_of(std::begin(commands), std::end(commands), [&](const auto& c) { return first == c.first; });
   for (const auto& [name, add] : commands)
     if (!named || first == name) add(app, exit_code);
