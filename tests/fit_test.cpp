@@ -206,6 +206,24 @@ TEST(Fit, HierarchyErrors) {
   EXPECT_EQ(sub.error().code, ErrorCode::kUnsupported);
 }
 
+// The names and parents known before a fit are the fitted skeleton's (parents first), and the
+// rigs a fit rejects for their hierarchy have none.
+TEST(Fit, SkeletonTopologyWithoutAFit) {
+  const Tiny t = tinyMesh();
+  // Rig order c, a, b with c a child of b: parents first is a, b, c.
+  const RigDefinition rig = rigOf(bone("c", kCube, kOrigin, "b") + "," + bone("a", kOrigin, kCube) + "," + bone("b", kOrigin, kCube, "a"));
+  auto topology = skeletonTopology(rig);
+  ASSERT_TRUE(topology.has_value());
+  EXPECT_EQ(topology->names, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(topology->parents, (std::vector<int>{kNoParent, 0, 1}));
+  auto fit = fitRig(rig, t.mesh, t.groups);
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_EQ(topology->names, fit->skeleton.names);
+  EXPECT_EQ(topology->parents, fit->skeleton.parents);
+  EXPECT_FALSE(skeletonTopology(rigOf(bone("a", kOrigin, kCube, "ghost"))).has_value());
+  EXPECT_FALSE(skeletonTopology(rigOf(bone("a", kOrigin, kCube, "b") + "," + bone("b", kOrigin, kCube, "a"))).has_value());
+}
+
 TEST(Fit, WrongVertexCountIsRejected) {
   const Tiny t = tinyMesh();
   auto prepared = prepareRig(rigOf(bone("a", kOrigin, kCube)), t.groups, 12, 0.1);

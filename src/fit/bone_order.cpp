@@ -28,29 +28,48 @@ std::vector<std::uint32_t> detail::parentsFirstOrder(std::span<const int> parent
   return order;
 }
 
-std::optional<Skeleton> skeletonTopology(const RigDefinition& rig) {
+detail::BoneLinks detail::linkBones(const RigDefinition& rig) {
+  BoneLinks links;
   const std::size_t nb = rig.bones.size();
+  auto problem = [&](BoneLinks::Problem what, std::size_t bone) {
+    links.problem = what;
+    links.bone = bone;
+    return std::move(links);
+  };
   std::unordered_map<std::string_view, int> by_name;
   by_name.reserve(nb);
   for (std::size_t i = 0; i < nb; ++i)
-    if (!by_name.emplace(rig.bones[i].name, static_cast<int>(i)).second) return std::nullopt;
-  std::vector<int> parent(nb, kNoParent);
+    if (!by_name.emplace(rig.bones[i].name, static_cast<int>(i)).second) return problem(BoneLinks::Problem::kDuplicateName, i);
+  links.parent.assign(nb, kNoParent);
   for (std::size_t i = 0; i < nb; ++i) {
     if (rig.bones[i].parent.empty()) continue;
     auto it = by_name.find(rig.bones[i].parent);
-    if (it == by_name.end()) return std::nullopt;
-    parent[i] = it->second;
+    if (it == by_name.end()) return problem(BoneLinks::Problem::kUnknownParent, i);
+    links.parent[i] = it->second;
   }
-  const std::vector<std::uint32_t> order = detail::parentsFirstOrder(parent);
-  if (order.size() != nb) return std::nullopt;
-  std::vector<int> rank(nb);
-  for (std::size_t k = 0; k < nb; ++k) rank[order[k]] = static_cast<int>(k);
+  links.order = parentsFirstOrder(links.parent);
+  if (links.order.size() != nb) {  // bones never reached from a root are in a cycle
+    std::vector<std::uint8_t> seen(nb, 0);
+    for (auto b : links.order) seen[b] = 1;
+    std::size_t first = 0;
+    while (seen[first]) ++first;
+    return problem(BoneLinks::Problem::kCycle, first);
+  }
+  links.rank.resize(nb);
+  for (std::size_t k = 0; k < nb; ++k) links.rank[links.order[k]] = static_cast<std::uint32_t>(k);
+  return links;
+}
+
+std::optional<Skeleton> skeletonTopology(const RigDefinition& rig) {
+  const detail::BoneLinks links = detail::linkBones(rig);
+  if (links.problem != detail::BoneLinks::Problem::kNone) return std::nullopt;
   Skeleton s;
-  s.names.reserve(nb);
-  s.parents.reserve(nb);
-  for (std::uint32_t i : order) {
+  s.names.reserve(links.order.size());
+  s.parents.reserve(links.order.size());
+  for (std::uint32_t i : links.order) {
+    const int parent = links.parent[i];
     s.names.push_back(rig.bones[i].name);
-    s.parents.push_back(parent[i] == kNoParent ? kNoParent : rank[static_cast<std::size_t>(parent[i])]);
+    s.parents.push_back(parent == kNoParent ? kNoParent : static_cast<int>(links.rank[static_cast<std::size_t>(parent)]));
   }
   return s;
 }

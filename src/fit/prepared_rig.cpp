@@ -1,7 +1,6 @@
 // prepareRig: everything about a fit that does not depend on vertex positions.
 #include <cmath>
 #include <string>
-#include <unordered_map>
 
 #include "fit/bone_order.hpp"
 #include "rigfit/fit.hpp"
@@ -21,25 +20,20 @@ class Preparer {
       return makeError(ErrorCode::kUnsupported, rig_.label + ": is_subrig: a sub-rig is fitted to clothes with its parent rig; fit the parent rig instead");
     p.relative_scale = rig_.scale_factor ? mesh_scale_ / *rig_.scale_factor : 1.0;
     const std::size_t nb = rig_.bones.size();
-    std::unordered_map<std::string_view, int> by_name;
-    by_name.reserve(nb);
-    for (std::size_t i = 0; i < nb; ++i) {
-      if (!by_name.emplace(rig_.bones[i].name, static_cast<int>(i)).second)
-        return fail(i, "", "duplicate bone name", ErrorCode::kSchema);
+    detail::BoneLinks links = detail::linkBones(rig_);
+    using Problem = detail::BoneLinks::Problem;
+    switch (links.problem) {
+      case Problem::kNone: break;
+      case Problem::kDuplicateName: return fail(links.bone, "", "duplicate bone name", ErrorCode::kSchema);
+      case Problem::kUnknownParent:
+        return fail(links.bone, ".parent", "unknown bone \"" + rig_.bones[links.bone].parent + "\"", ErrorCode::kSchema);
+      case Problem::kCycle: return fail(links.bone, ".parent", "parent chain forms a cycle", ErrorCode::kSchema);
     }
     p.names.reserve(nb);
-    p.parent.resize(nb, kNoParent);
-    for (std::size_t i = 0; i < nb; ++i) {
-      const BoneDef& b = rig_.bones[i];
-      p.names.push_back(b.name);
-      if (b.parent.empty()) continue;
-      auto it = by_name.find(b.parent);
-      if (it == by_name.end()) return fail(i, ".parent", "unknown bone \"" + b.parent + "\"", ErrorCode::kSchema);
-      p.parent[i] = it->second;
-    }
-    RIGFIT_TRY(order(p));
-    p.rank.resize(nb);
-    for (std::size_t k = 0; k < nb; ++k) p.rank[p.order[k]] = static_cast<std::uint32_t>(k);
+    for (const BoneDef& b : rig_.bones) p.names.push_back(b.name);
+    p.parent = std::move(links.parent);
+    p.order = std::move(links.order);
+    p.rank = std::move(links.rank);
     p.heads.resize(nb);
     p.tails.resize(nb);
     for (std::size_t i = 0; i < nb; ++i) {
@@ -73,19 +67,6 @@ class Preparer {
  private:
   Error fail(std::size_t bone, const std::string& key, const std::string& what, ErrorCode code) const {
     return makeError(code, rig_.label + ": " + jsonPathKey("bones", rig_.bones[bone].name) + key + ": " + what);
-  }
-
-  // Parents-first, depth-first order; bones never reached from a root are in a cycle.
-  Status order(PreparedRig& p) const {
-    const std::size_t nb = p.parent.size();
-    p.order = detail::parentsFirstOrder(p.parent);
-    if (p.order.size() != nb) {
-      std::vector<std::uint8_t> seen(nb, 0);
-      for (auto b : p.order) seen[b] = 1;
-      for (std::size_t i = 0; i < nb; ++i)
-        if (!seen[i]) return fail(i, ".parent", "parent chain forms a cycle", ErrorCode::kSchema);
-    }
-    return {};
   }
 
   bool wrap(std::int64_t index, std::uint32_t& out) const {
