@@ -110,8 +110,6 @@ Key keyNumber(std::string_view k, const std::string_view (&names)[N]) {
     if (names[i] == k) return static_cast<Key>(i);
   return static_cast<Key>(N);
 }
-BoneKey boneKey(std::string_view k) { return keyNumber<BoneKey>(k, kBoneKeyNames); }
-EndKey endKey(std::string_view k) { return keyNumber<EndKey>(k, kEndKeyNames); }
 
 struct BoneExtras {
   bool layers_bad = false;       // present but not an array of at most 32 booleans
@@ -188,15 +186,17 @@ class TypedReader {
   }
 
  private:
-  // The next key of a bone or end object: the one `order` predicts after `prev` when it matches,
-  // else read by key() (`key` set) and classified, which updates the prediction.
-  template <typename Key, Key kOther, std::size_t N, class Classify>
-  [[gnu::always_inline]] bool nextKey(KeyOrder<Key, kOther>& order, const std::array<Scanner::KeyPattern, N>& patterns,
-                                      Classify classify, unsigned& prev, Key& which, std::string_view& key) {
+  // The next key of a bone or end object (`names`, and `patterns` made from them): the one
+  // `order` predicts after `prev` when it matches, else read by key() (`key` set) and looked up,
+  // which updates the prediction.
+  template <typename Key, Key kOther, std::size_t N>
+  [[gnu::always_inline]] bool nextKey(KeyOrder<Key, kOther>& order, const std::string_view (&names)[N],
+                                      const std::array<Scanner::KeyPattern, N>& patterns, unsigned& prev, Key& which,
+                                      std::string_view& key) {
     which = order.next[prev];
     if (which == kOther || !s_.knownKey(patterns[which])) {
       if (!s_.key(key)) return false;
-      which = classify(key);
+      which = keyNumber<Key>(key, names);
       order.next[prev] = which;
     }
     prev = which;
@@ -298,7 +298,7 @@ class TypedReader {
     for (; more == 1; more = s_.next('}')) {
       std::string_view key;  // set for keys read by key() (every other key)
       EndKey which;
-      if (!nextKey(end_order_, kEndKeyPatterns, endKey, prev, which, key)) return false;
+      if (!nextKey(end_order_, kEndKeyNames, kEndKeyPatterns, prev, which, key)) return false;
       const unsigned bit = which == kOtherEndKey ? 0u : 1u << which;
       if (which == kStrategy) {
         if (!s_.string(strategy)) return false;
@@ -391,7 +391,7 @@ class TypedReader {
     for (; more == 1; more = s_.next('}')) {
       std::string_view key;  // set for keys read by key() (every other key)
       BoneKey which;
-      if (!nextKey(bone_order_, kBoneKeyPatterns, boneKey, prev, which, key)) return false;
+      if (!nextKey(bone_order_, kBoneKeyNames, kBoneKeyPatterns, prev, which, key)) return false;
       bool ok = true;
       const unsigned bit = which == kOtherBoneKey ? 0u : 1u << which;
       if (which == kHead) {
