@@ -50,6 +50,45 @@ TEST(ExportModel, VertexNormalsOfACube) {
     for (int c = 0; c < 3; ++c) EXPECT_NEAR(n[3 * v + c], cube.positions[3 * v + c] / std::sqrt(3.0f), 1e-7f) << v << " " << c;
 }
 
+// Triangles, quads and polygons of any size take the same definition: a flat regular n-gon
+// (counter-clockwise in XY) has every vertex normal +Z, and a square pyramid's apex, by symmetry,
+// points straight up whatever the base's faces.
+TEST(ExportModel, VertexNormalsOfPolygonsOfAnySize) {
+  for (int n : {3, 4, 5, 8, 9, 17}) {
+    Mesh poly;
+    for (int k = 0; k < n; ++k) {
+      const double a = 2.0 * 3.14159265358979 * k / n;
+      poly.positions.insert(poly.positions.end(), {static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)), 0.5f});
+      poly.corner_vertices.push_back(static_cast<std::uint32_t>(k));
+    }
+    poly.face_offsets = {0, static_cast<std::uint32_t>(n)};
+    std::vector<float> normals(3 * static_cast<std::size_t>(n));
+    vertexNormals(poly, poly.positions, normals);
+    for (int k = 0; k < n; ++k) {
+      EXPECT_NEAR(normals[3 * k], 0.0f, 1e-7f) << n;
+      EXPECT_NEAR(normals[3 * k + 1], 0.0f, 1e-7f) << n;
+      EXPECT_EQ(normals[3 * k + 2], 1.0f) << n;
+    }
+  }
+  Mesh pyramid;
+  pyramid.positions = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0, 0, 0, 1};
+  pyramid.corner_vertices = {0, 3, 2, 1, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4};
+  pyramid.face_offsets = {0, 4, 7, 10, 13, 16};
+  std::vector<float> normals(15);
+  vertexNormals(pyramid, pyramid.positions, normals);
+  EXPECT_NEAR(normals[12], 0.0f, 1e-7f);
+  EXPECT_NEAR(normals[13], 0.0f, 1e-7f);
+  EXPECT_EQ(normals[14], 1.0f);
+  // A base corner: the base (-Z, at 90 degrees) and two side faces (normals (0, -1, 1) / sqrt(2)
+  // and (-1, 0, 1) / sqrt(2)), each at the angle acos(1 / sqrt(3)) between edges (1, 0, 0) and (1, 1, 1).
+  const double side = std::acos(1.0 / std::sqrt(3.0));
+  const double r = 1.0 / std::sqrt(2.0);
+  const Eigen::Vector3d sum = 0.5 * 3.14159265358979 * Eigen::Vector3d(0, 0, -1) + side * Eigen::Vector3d(0, -r, r) +
+                              side * Eigen::Vector3d(-r, 0, r);
+  const Eigen::Vector3d expect = sum.normalized();
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(normals[c], expect[c], 1e-6) << c;
+}
+
 // The per-face terms are computed on threads, the sums in face order on one: the same bits for
 // any thread count (a grid of 64 x 64 bumpy quads spans several chunks of faces).
 TEST(ExportModel, VertexNormalsDoNotDependOnThreads) {

@@ -89,9 +89,12 @@ class NormalTerms {
  private:
   static constexpr std::size_t kChunk = 512;
 
-  Eigen::Vector3d point(std::uint32_t v) const {
-    return Eigen::Vector3d(positions_[3 * v], positions_[3 * v + 1], positions_[3 * v + 2]);
-  }
+  // The arithmetic, in this order, is the normal's definition (the exported bytes depend on it):
+  // double coordinates, Newell's sum from zero, norms as sqrt((x*x + y*y) + z*z).
+  struct P {
+    double x, y, z;
+  };
+  static double norm(const P& a) { return std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
 
   void face(std::size_t f) {
     const std::uint32_t a = mesh_.face_offsets[f], b = mesh_.face_offsets[f + 1], n = b - a;
@@ -102,37 +105,54 @@ class NormalTerms {
       for (std::uint32_t k = 0; k < n && all; ++k) all = skip_[corner[k]] != 0;
       if (all) return clear(angle, n);
     }
-    // The corners' points and the edges from each to the next, each once (an edge reversed is
-    // the same vector negated, exactly). On the stack for the usual small polygons.
+    if (n == 4) return polygon<4>(f, corner, angle, 4);
+    if (n == 3) return polygon<3>(f, corner, angle, 3);
+    return polygon<0>(f, corner, angle, n);
+  }
+
+  // The corners' points and the edges from each to the next, each once (an edge reversed is the
+  // same vector negated, exactly). kN: the corner count when fixed (quads and triangles), else 0.
+  template <std::uint32_t kN>
+  void polygon(std::size_t f, const std::uint32_t* corner, double* angle, std::uint32_t n) {
+    if constexpr (kN != 0) n = kN;
     constexpr std::uint32_t kSmall = 8;
-    Eigen::Vector3d small[2 * kSmall];
-    thread_local std::vector<Eigen::Vector3d> large;
-    Eigen::Vector3d* pt = small;
-    if (n > kSmall) {
+    P small[2 * kSmall];
+    thread_local std::vector<P> large;
+    P* pt = small;
+    if (kN == 0 && n > kSmall) {
       large.resize(2 * n);
       pt = large.data();
     }
-    Eigen::Vector3d* edge = pt + n;
-    for (std::uint32_t k = 0; k < n; ++k) pt[k] = point(corner[k]);
-    // Newell's method: robust for non-planar quads.
-    Eigen::Vector3d fn = Eigen::Vector3d::Zero();
+    P* edge = pt + n;
+    const float* pos = positions_.data();
     for (std::uint32_t k = 0; k < n; ++k) {
-      const Eigen::Vector3d& p = pt[k];
-      const Eigen::Vector3d& q = pt[k + 1 == n ? 0 : k + 1];
-      fn += Eigen::Vector3d((p.y() - q.y()) * (p.z() + q.z()), (p.z() - q.z()) * (p.x() + q.x()), (p.x() - q.x()) * (p.y() + q.y()));
-      edge[k] = q - p;
+      const float* q = pos + 3 * std::size_t(corner[k]);
+      pt[k] = P{q[0], q[1], q[2]};
     }
-    const double len = fn.norm();
-    if (len == 0.0) return clear(angle, n);
-    fn /= len;
-    for (int c = 0; c < 3; ++c) face_normal_[3 * f + static_cast<std::size_t>(c)] = fn[c];
-    double prev_len = edge[n - 1].norm();
+    // Newell's method: robust for non-planar quads.
+    P fn{0.0, 0.0, 0.0};
     for (std::uint32_t k = 0; k < n; ++k) {
-      const Eigen::Vector3d e1 = -edge[k == 0 ? n - 1 : k - 1];  // to the previous corner
-      const Eigen::Vector3d& e2 = edge[k];                        // to the next corner
-      const double l1 = prev_len, l2 = e2.norm();
+      const P& p = pt[k];
+      const P& q = pt[k + 1 == n ? 0 : k + 1];
+      fn.x += (p.y - q.y) * (p.z + q.z);
+      fn.y += (p.z - q.z) * (p.x + q.x);
+      fn.z += (p.x - q.x) * (p.y + q.y);
+      edge[k] = P{q.x - p.x, q.y - p.y, q.z - p.z};
+    }
+    const double len = norm(fn);
+    if (len == 0.0) return clear(angle, n);
+    double* out = &face_normal_[3 * f];
+    out[0] = fn.x / len;
+    out[1] = fn.y / len;
+    out[2] = fn.z / len;
+    double prev_len = norm(edge[n - 1]);
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const P& e0 = edge[k == 0 ? n - 1 : k - 1];  // from the previous corner (negated below)
+      const P& e2 = edge[k];                        // to the next corner
+      const double l1 = prev_len, l2 = norm(e2);
       prev_len = l2;
-      angle[k] = l1 == 0.0 || l2 == 0.0 ? 0.0 : std::acos(std::clamp(e1.dot(e2) / (l1 * l2), -1.0, 1.0));
+      const double dot = -e0.x * e2.x + -e0.y * e2.y + -e0.z * e2.z;
+      angle[k] = l1 == 0.0 || l2 == 0.0 ? 0.0 : std::acos(std::clamp(dot / (l1 * l2), -1.0, 1.0));
     }
   }
 

@@ -48,37 +48,57 @@ void makeSumExact(float* w, int n) {
 
 }  // namespace
 
+namespace {
+
+// limitInfluences for a fixed K: the per-vertex clears and copies become fixed-size stores.
+template <std::size_t K>
+std::size_t limitFixed(const Skin& skin, std::uint16_t* bones, float* weights, double& dropped) {
+  std::size_t lost = 0;
+  const std::uint32_t* offsets = skin.offsets.data();
+  const std::uint16_t* sb = skin.bones.data();
+  const float* sw = skin.weights.data();
+  for (std::size_t v = 0; v < skin.vertex_count; ++v) {
+    std::uint16_t* ob = bones + v * K;
+    float* ow = weights + v * K;
+    for (std::size_t i = 0; i < K; ++i) {
+      ob[i] = 0;
+      ow[i] = 0.0f;
+    }
+    const std::size_t begin = offsets[v];
+    const std::size_t n = offsets[v + 1] - begin;
+    double total = 0.0;
+    for (std::size_t i = 0; i < n; ++i) total += sw[begin + i];
+    if (n == 0 || !(total > kRestTotal)) continue;
+    const std::size_t m = std::min(n, K);
+    if (n > K) {
+      ++lost;
+      // The skin is sorted heaviest first: slot K is the largest weight dropped.
+      dropped = std::max(dropped, static_cast<double>(sw[begin + K]) / total);
+    }
+    double kept = total;
+    if (n > K) {
+      kept = 0.0;
+      for (std::size_t i = 0; i < m; ++i) kept += sw[begin + i];
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      ob[i] = sb[begin + i];
+      ow[i] = static_cast<float>(sw[begin + i] / kept);
+    }
+    makeSumExact(ow, static_cast<int>(m));
+  }
+  return lost;
+}
+
+}  // namespace
+
 std::size_t limitInfluences(const Skin& skin, int k, std::span<std::uint16_t> bones, std::span<float> weights, double* dropped_weight) {
   if (dropped_weight) *dropped_weight = 0.0;
   const std::size_t vc = skin.vertex_count;
   const auto kk = static_cast<std::size_t>(k);
   if ((k != 4 && k != 8) || skin.offsets.size() != vc + 1 || bones.size() < vc * kk || weights.size() < vc * kk) return 0;
-  std::size_t lost = 0;
   double dropped = 0.0;
-  for (std::size_t v = 0; v < vc; ++v) {
-    std::uint16_t* ob = bones.data() + v * kk;
-    float* ow = weights.data() + v * kk;
-    std::fill(ob, ob + kk, std::uint16_t{0});
-    std::fill(ow, ow + kk, 0.0f);
-    const std::size_t begin = skin.offsets[v];
-    const std::size_t n = skin.offsets[v + 1] - begin;
-    double total = 0.0;
-    for (std::size_t i = 0; i < n; ++i) total += skin.weights[begin + i];
-    if (n == 0 || !(total > kRestTotal)) continue;
-    const std::size_t m = std::min(n, kk);
-    if (n > kk) {
-      ++lost;
-      // The skin is sorted heaviest first: slot kk is the largest weight dropped.
-      dropped = std::max(dropped, static_cast<double>(skin.weights[begin + kk]) / total);
-    }
-    double kept = 0.0;
-    for (std::size_t i = 0; i < m; ++i) kept += skin.weights[begin + i];
-    for (std::size_t i = 0; i < m; ++i) {
-      ob[i] = skin.bones[begin + i];
-      ow[i] = static_cast<float>(skin.weights[begin + i] / kept);
-    }
-    makeSumExact(ow, static_cast<int>(m));
-  }
+  const std::size_t lost = k == 4 ? limitFixed<4>(skin, bones.data(), weights.data(), dropped)
+                                  : limitFixed<8>(skin, bones.data(), weights.data(), dropped);
   if (dropped_weight) *dropped_weight = dropped;
   return lost;
 }
