@@ -273,39 +273,42 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
   NormalTerms terms(mesh, positions, helper.data());  // helpers' own normals are not exported
 
   // Export vertices per (vertex, UV, normal) corner key, found through a chain per source vertex
-  // (first_of[v], then next_of[e]): chains are one to four long on MakeHuman meshes.
-  std::vector<std::int32_t> key_uv, key_n;
+  // (first_of[v], then next_of[e]): chains are one to four long on MakeHuman meshes. There are at
+  // most as many export vertices as corners: the per-vertex arrays are that long, not initialised.
+  const std::size_t corners = mesh.corner_vertices.size();
+  std::unique_ptr<std::int32_t[]> key_uv(new std::int32_t[corners]), key_n(new std::int32_t[corners]);
   auto splitVertices = [&] {
-    std::vector<std::uint32_t> first_of(nv, kNone), next_of;
-    const std::size_t corners = mesh.corner_vertices.size(), guess = nv + nv / 4;
-    next_of.reserve(guess);
-    key_uv.reserve(guess);
-    key_n.reserve(guess);
-    m.source_vertex.reserve(guess);
+    std::vector<std::uint32_t> first_of(nv, kNone);
+    std::unique_ptr<std::uint32_t[]> next_of(new std::uint32_t[corners]), source(new std::uint32_t[corners]);
+    std::uint32_t ne = 0;
     m.polygon_corners.resize(corners);
     m.polygon_offsets.resize(mesh.faceCount() + 1);
     m.triangles.resize(3 * (corners - std::min(corners, 2 * mesh.faceCount())));
     std::uint32_t* out_corner = m.polygon_corners.data();
     std::uint32_t* out_offset = m.polygon_offsets.data();
     std::uint32_t* out_triangle = m.triangles.data();
+    const std::uint32_t* corner_vertices = mesh.corner_vertices.data();
+    const std::int32_t* corner_uvs = has_uv ? mesh.corner_uvs.data() : nullptr;
+    const std::int32_t* corner_ns = corner_normals ? mesh.corner_normals.data() : nullptr;
     *out_offset++ = 0;
     for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
       const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
       bool keep = true;
-      for (std::uint32_t k = a; k < b; ++k) keep = keep && !helper[mesh.corner_vertices[k]];
+      for (std::uint32_t k = a; k < b; ++k) keep = keep && !helper[corner_vertices[k]];
       if (!keep) continue;
       std::uint32_t* first = out_corner;
       for (std::uint32_t k = a; k < b; ++k) {
-        const std::uint32_t v = mesh.corner_vertices[k];
-        const std::int32_t kuv = has_uv ? mesh.corner_uvs[k] : -1, kn = corner_normals ? mesh.corner_normals[k] : -1;
+        const std::uint32_t v = corner_vertices[k];
+        const std::int32_t kuv = corner_uvs ? corner_uvs[k] : -1, kn = corner_ns ? corner_ns[k] : -1;
         std::uint32_t* link = &first_of[v];
         while (*link != kNone && (key_uv[*link] != kuv || key_n[*link] != kn)) link = &next_of[*link];
         if (*link == kNone) {
-          *link = static_cast<std::uint32_t>(m.source_vertex.size());  // before next_of may grow
-          next_of.push_back(kNone);
-          key_uv.push_back(kuv);
-          key_n.push_back(kn);
-          m.source_vertex.push_back(v);
+          *link = ne;
+          next_of[ne] = kNone;
+          key_uv[ne] = kuv;
+          key_n[ne] = kn;
+          source[ne] = v;
+          ++ne;
         }
         *out_corner++ = *link;
       }
@@ -319,13 +322,13 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
     m.polygon_corners.resize(static_cast<std::size_t>(out_corner - m.polygon_corners.data()));
     m.polygon_offsets.resize(static_cast<std::size_t>(out_offset - m.polygon_offsets.data()));
     m.triangles.resize(static_cast<std::size_t>(out_triangle - m.triangles.data()));
+    m.source_vertex.assign(source.get(), source.get() + ne);
 
     // Positions and UVs per export vertex.
-    const std::size_t ne = m.source_vertex.size();
-    m.positions.resize(3 * ne);
-    if (has_uv) m.uvs.resize(2 * ne);
+    m.positions.resize(3 * std::size_t(ne));
+    if (has_uv) m.uvs.resize(2 * std::size_t(ne));
     for (std::size_t e = 0; e < ne; ++e) {
-      const std::size_t v = m.source_vertex[e];
+      const std::size_t v = source[e];
       toExportFrame(c3, &positions[3 * v], &m.positions[3 * e]);
       if (has_uv) {
         const std::int32_t t = key_uv[e];
@@ -338,24 +341,36 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
       Skin& s = m.skin;
       s.vertex_count = ne;
       s.bone_count = options.deform_only ? nb : skin->bone_count;
-      s.offsets.resize(ne + 1);
-      s.bones.reserve(skin->bones.size() + skin->bones.size() / 4);
-      s.weights.reserve(skin->bones.size() + skin->bones.size() / 4);
-      s.offsets[0] = 0;
+      s.offsets.resize(std::size_t(ne) + 1);
+      std::size_t most = 0;  // influences before removed bones are left out
+      for (std::size_t e = 0; e < ne; ++e) most += skin->offsets[source[e] + 1] - skin->offsets[source[e]];
+      s.bones.resize(most);
+      s.weights.resize(most);
+      std::uint16_t* out_b = s.bones.data();
+      float* out_w = s.weights.data();
+      const std::uint32_t* offsets = skin->offsets.data();
+      const std::uint16_t* in_b = skin->bones.data();
+      const float* in_w = skin->weights.data();
+      std::uint32_t* out_offsets = s.offsets.data();
+      out_offsets[0] = 0;
+      std::uint32_t count = 0;
       for (std::size_t e = 0; e < ne; ++e) {
-        const std::uint32_t v = m.source_vertex[e];
-        for (std::uint32_t k = skin->offsets[v]; k < skin->offsets[v + 1]; ++k) {
-          const int b = skin->bones[k] < new_index.size() ? new_index[skin->bones[k]] : -1;
+        const std::uint32_t v = source[e];
+        for (std::uint32_t k = offsets[v]; k < offsets[v + 1]; ++k) {
+          const int b = in_b[k] < new_index.size() ? new_index[in_b[k]] : -1;
           if (b < 0) continue;  // a removed bone: it carries no weight
-          s.bones.push_back(static_cast<std::uint16_t>(b));
-          s.weights.push_back(skin->weights[k]);
+          out_b[count] = static_cast<std::uint16_t>(b);
+          out_w[count] = in_w[k];
+          ++count;
         }
-        s.offsets[e + 1] = static_cast<std::uint32_t>(s.bones.size());
+        out_offsets[e + 1] = count;
       }
+      s.bones.resize(count);
+      s.weights.resize(count);
       s.mask_names = skin->mask_names;
       for (const auto& mask : skin->masks) {
         std::vector<float> remapped(ne);
-        for (std::size_t e = 0; e < ne; ++e) remapped[e] = mask[m.source_vertex[e]];
+        for (std::size_t e = 0; e < ne; ++e) remapped[e] = mask[source[e]];
         s.masks.push_back(std::move(remapped));
       }
     }
