@@ -176,14 +176,27 @@ Expected<Skin> bindWeights(const WeightsFile& file, const Skeleton& skeleton, co
   skin.vertex_count = vertex_count;
   skin.bone_count = bone_count;
   skin.offsets.resize(vertex_count + 1);
-  skin.bones.reserve(entry_count);
-  skin.weights.reserve(entry_count);
+  skin.bones.resize(entry_count);  // at most one per entry; shrunk below
+  skin.weights.resize(entry_count);
+  std::uint16_t* out_b = skin.bones.data();
+  float* out_w = skin.weights.data();
+  std::uint32_t out = 0;
   std::vector<std::pair<std::uint16_t, float>> local;
   std::vector<std::uint8_t> bone_used(bone_count, 0);
   for (std::size_t v = 0; v < vertex_count; ++v) {
-    skin.offsets[v] = static_cast<std::uint32_t>(skin.bones.size());
+    skin.offsets[v] = out;
+    const std::uint32_t e0 = start[v], e1 = start[v + 1];
+    if (e1 - e0 == 1) {  // one entry (most vertices): nothing to add up or sort
+      const float w = entry_weight[e0];
+      if (!(w > 0.0f)) continue;
+      out_b[out] = entry_bone[e0];
+      out_w[out] = w;
+      bone_used[entry_bone[e0]] = 1;
+      ++out;
+      continue;
+    }
     local.clear();
-    for (std::uint32_t e = start[v]; e < start[v + 1]; ++e) {
+    for (std::uint32_t e = e0; e < e1; ++e) {
       const std::uint16_t b = entry_bone[e];
       const float w = entry_weight[e];
       auto it = std::find_if(local.begin(), local.end(), [b](const auto& p) { return p.first == b; });
@@ -196,14 +209,18 @@ Expected<Skin> bindWeights(const WeightsFile& file, const Skeleton& skeleton, co
     }
     // Zero weights are group memberships in Blender; they deform nothing and stay out of the skin.
     local.erase(std::remove_if(local.begin(), local.end(), [](const auto& p) { return !(p.second > 0.0f); }), local.end());
+    // Heaviest first, then by bone: a strict order (bones are distinct here).
     std::sort(local.begin(), local.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
     for (const auto& [b, w] : local) {
-      skin.bones.push_back(b);
-      skin.weights.push_back(w);
+      out_b[out] = b;
+      out_w[out] = w;
       bone_used[b] = 1;
+      ++out;
     }
   }
-  skin.offsets[vertex_count] = static_cast<std::uint32_t>(skin.bones.size());
+  skin.bones.resize(out);
+  skin.weights.resize(out);
+  skin.offsets[vertex_count] = out;
 
   // Masks: dense, same ADD semantics.
   for (std::size_t gi = 0; gi < file.groups.size(); ++gi) {
