@@ -5,6 +5,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 
 namespace rigfit {
 
@@ -137,28 +138,13 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
       parse = fromSource(rel, c.weights_label);
     }
   }
-  // The vertex groups load on a third thread while this one reads the body; their extent (the
-  // base mesh's vertex count) lets the weights thread check and bind the weights early too: the
-  // names and parents of the skeleton are known before the fit (skeletonTopology), and the early
-  // skin is used when the fit keeps every bone, as it does unless a bone has zero length.
-  std::promise<std::size_t> extent_promise;  // (outlives the threads that use it)
+  // The weights parse on a second thread while this one reads the vertex groups and the body.
+  // The groups' extent (the base mesh's vertex count) lets that thread check and bind the weights
+  // early too: the names and parents of the skeleton are known before the fit
+  // (skeletonTopology), and the early skin is used when the fit keeps every bone, as it does
+  // unless a bone has zero length.
+  std::promise<std::size_t> extent_promise;  // (outlives the thread that uses it)
   std::shared_future<std::size_t> extent_known = extent_promise.get_future().share();
-  std::future<Expected<VertexGroups>> groups;
-  if (!options.base) {
-    groups = std::async(std::launch::async, [&data, &extent_promise] {
-      Expected<VertexGroups> g = Error{};
-      try {
-        g = loadVertexGroups(data, SIZE_MAX);
-      } catch (...) {
-        extent_promise.set_value(0);  // the weights thread must not wait for ever
-        throw;
-      }
-      extent_promise.set_value(g ? groupsExtent(*g) : 0);
-      return g;
-    });
-  } else {
-    extent_promise.set_value(groupsExtent(options.base->groups));
-  }
   std::future<EarlyWeights> early;
   if (parse && !options.weights_cache) {
     early = std::async(std::launch::async, [&parse, &c, extent_known] {
@@ -172,6 +158,22 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
       return e;
     });
   }
+  // Until the extent is known, the weights thread waits for it: it is set on every path out.
+  struct SetExtent {
+    std::promise<std::size_t>& promise;
+    std::size_t value = 0;
+    ~SetExtent() { promise.set_value(value); }
+  };
+  std::optional<Expected<VertexGroups>> groups;
+  {
+    SetExtent set{extent_promise};
+    if (!options.base) {
+      groups = loadVertexGroups(data, SIZE_MAX);
+      if (*groups) set.value = groupsExtent(**groups);
+    } else {
+      set.value = groupsExtent(options.base->groups);
+    }
+  }
   if (options.base && options.mesh.empty()) {
     c.mesh = options.base->mesh;
   } else {
@@ -183,9 +185,8 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   if (options.base) {
     c.groups = options.base->groups;
   } else {
-    auto loaded = groups.get();
-    if (!loaded) return loaded.error();
-    c.groups = std::move(*loaded);
+    if (!*groups) return groups->error();
+    c.groups = std::move(**groups);
   }
   const std::size_t extent = groupsExtent(c.groups);
   if (c.mesh.vertexCount() != extent)
