@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 
+#include "core/warm_worker.hpp"
+
 namespace rigfit {
 
 std::string defaultWeightsPath(const DataSource& data, const std::string& rig_name) {
@@ -145,9 +147,9 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   // unless a bone has zero length.
   std::promise<std::size_t> extent_promise;  // (outlives the thread that uses it)
   std::shared_future<std::size_t> extent_known = extent_promise.get_future().share();
-  std::future<EarlyWeights> early;
+  detail::SideTask<EarlyWeights> early;
   if (parse && !options.weights_cache) {
-    early = std::async(std::launch::async, [&parse, &c, extent_known] {
+    early = detail::SideTask<EarlyWeights>([&parse, &c, extent_known] {
       EarlyWeights e{parse(0)};
       const std::size_t n = extent_known.get();
       auto topology = skeletonTopology(c.rig);

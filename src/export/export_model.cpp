@@ -11,6 +11,8 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include "core/warm_worker.hpp"
+
 namespace rigfit {
 
 Eigen::Matrix4d rigToExportFrame() {
@@ -168,20 +170,15 @@ class NormalTerms {
   std::atomic<std::size_t> next_{0};
 };
 
-// Runs `terms` on a second thread (when `threads` > 1) while the caller does `other`, then helps
+// Runs `terms` beside the caller (when `threads` > 1) while the caller does `other`, then helps
 // with what is left. The result does not depend on the thread count.
 template <class F>
 void computeTermsAlongside(NormalTerms& terms, int threads, const F& other) {
-  std::thread helper;
-  if (threads > 1) helper = std::thread([&terms] { terms.work(); });
-  struct Join {
-    std::thread& t;
-    ~Join() {
-      if (t.joinable()) t.join();  // also when `other` throws
-    }
-  } join{helper};
+  detail::SideTask<void> helper;
+  if (threads > 1) helper = detail::SideTask<void>([&terms] { terms.work(); });
   other();
   terms.work();
+  if (helper.valid()) helper.get();
 }
 
 }  // namespace

@@ -1,0 +1,97 @@
+#include "core/warm_worker.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include <sched.h>
+
+namespace rigfit::detail {
+namespace {
+
+class WarmWorker {
+ public:
+  bool post(std::function<void()>& work, std::function<void()>& done) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (busy_ || stopping_) return false;
+      busy_ = true;
+      work_ = std::move(work);
+      done_ = std::move(done);
+      pending_.store(true, std::memory_order_release);  // under the lock: the sleeping worker checks it there
+      startLocked();
+    }
+    wake_.notify_one();
+    return true;
+  }
+
+  ~WarmWorker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    stop_.store(true, std::memory_order_release);
+    wake_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  // How long the worker stays awake after a task.
+  static constexpr std::chrono::microseconds kAwake{3000};
+
+  void startLocked() {
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+  }
+
+  void loop() {
+    for (;;) {
+      const auto until = std::chrono::steady_clock::now() + kAwake;
+      while (!pending_.load(std::memory_order_acquire) && !stop_.load(std::memory_order_acquire)) {
+        if (std::chrono::steady_clock::now() > until) {
+          std::unique_lock<std::mutex> lock(mutex_);
+          wake_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) || stopping_; });
+          break;
+        }
+        sched_yield();  // other runnable threads on this CPU go first
+      }
+      std::function<void()> work, done;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!pending_.load(std::memory_order_acquire)) return;  // stopping, nothing posted
+        pending_.store(false, std::memory_order_relaxed);
+        work = std::move(work_);
+        done = std::move(done_);
+      }
+      work();
+      work = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        busy_ = false;
+      }
+      done();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::function<void()> work_, done_;
+  bool busy_ = false;
+  bool stopping_ = false;
+  std::atomic<bool> pending_{false};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+WarmWorker& worker() {
+  static WarmWorker w;
+  return w;
+}
+
+}  // namespace
+
+bool runOnWarmWorker(std::function<void()>& work, std::function<void()>& done) { return worker().post(work, done); }
+
+}  // namespace rigfit::detail
