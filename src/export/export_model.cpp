@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
-#include <thread>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
