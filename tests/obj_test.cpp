@@ -243,7 +243,9 @@ TEST(VertexGroups, TextReaderAgreesWithTheJsonReader) {
   }
   for (const char* bad : {R"({"a": [[0, 7]], "b": [[8, 20]]})", R"({"a": [[0, 7]], "a": [[8, 9]]})", R"({"a": [[0, 7.0]]})",
                           R"({"a": [[0, 1, 2]]})", R"({"a": [[-1, 2]]})", R"({"a": [[5, 2]]})", R"({"a": [[0, 18446744073709551615]]})",
-                          R"({"a": {"b": 1}})", R"([[0, 1]])", R"({"a": [[0, 1]])", R"({"a": [[0, 1]]} x)", R"({"a": [0, 1]})"}) {
+                          R"({"a": {"b": 1}})", R"([[0, 1]])", R"({"a": [[0, 1]])", R"({"a": [[0, 1]]} x)", R"({"a": [0, 1]})",
+                          R"({"a": [[0, 1], [2]]})", R"({"a": [[0 1]]})", R"({"a": [[0, 1],]})", R"({"a": [["0", 1]]})",
+                          R"({"a": [[0, 1]], })", R"({"a": [[0, 16]]})", R"({"a": [[0, 1]]}})"}) {
     auto f = parseVertexGroups(bad, "g.json", 16);
     auto j = parseJson(bad, "g.json");
     const Error want = j ? vertexGroupsFromJson(*j, "g.json", 16).error() : j.error();
@@ -251,6 +253,41 @@ TEST(VertexGroups, TextReaderAgreesWithTheJsonReader) {
     EXPECT_EQ(f.error().message, want.message) << bad;
     EXPECT_EQ(f.error().code, want.code) << bad;
   }
+}
+
+// Layouts the scanner reads and ones it leaves to the general reader: the same groups either way.
+TEST(VertexGroups, TextReaderAgreesOnEveryLayout) {
+  for (const char* good : {R"({})", R"({"a": []})", R"({"a":[[0,7]],"b":[[8,9],[10,15]]})",
+                           "{\n  \"a\": [\n    [\n      0,\n      7\n    ]\n  ],\n  \"b\": [[3, 3]]\n}\n",
+                           R"({"a\u0062": [[0, 1]]})", R"({"a": [[-0, 1]]})", R"({"a": [[0, 1e1]]})", R"( {"a": [[1, 2]]} )"}) {
+    auto f = parseVertexGroups(good, "g.json", 16);
+    auto j = parseJson(good, "g.json");
+    ASSERT_TRUE(j.ok()) << good;
+    auto want = vertexGroupsFromJson(*j, "g.json", 16);
+    ASSERT_EQ(f.ok(), want.ok()) << good;
+    if (!f.ok()) {
+      EXPECT_EQ(f.error().message, want.error().message) << good;
+      continue;
+    }
+    EXPECT_EQ(f->names, want->names) << good;
+    ASSERT_EQ(f->ranges.size(), want->ranges.size()) << good;
+    for (std::size_t g = 0; g < f->ranges.size(); ++g) {
+      ASSERT_EQ(f->ranges[g].size(), want->ranges[g].size()) << good;
+      for (std::size_t r = 0; r < f->ranges[g].size(); ++r) {
+        EXPECT_EQ(f->ranges[g][r].first, want->ranges[g][r].first) << good;
+        EXPECT_EQ(f->ranges[g][r].last, want->ranges[g][r].last) << good;
+      }
+    }
+  }
+  // A hand-checked result: names in file order, ranges as written.
+  auto g = parseVertexGroups(R"({"b": [[8, 9], [10, 15]], "a": [[0, 7]]})", "g.json", 16);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->names, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(g->index.at("a"), 1u);
+  ASSERT_EQ(g->ranges[0].size(), 2u);
+  EXPECT_EQ(g->ranges[0][1].first, 10u);
+  EXPECT_EQ(g->ranges[0][1].last, 15u);
+  EXPECT_EQ(g->memberCount(0), 8u);
 }
 
 TEST(VertexGroups, RangeBeyondMeshIsAnError) {

@@ -26,7 +26,32 @@
 
 #include <simdjson.h>
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RIGFIT_NO_PAGE_TRICK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
+#define RIGFIT_NO_PAGE_TRICK 1
+#endif
+#endif
+
 namespace rigfit::detail {
+
+/// Whether the SIMDJSON_PADDING bytes past [data, data + size) can be read without a fault: they
+/// lie on the memory page (4 KiB at least) of the text's last byte. Their content does not matter
+/// to simdjson's stage 1 or to a Scanner (see above), so a mapped file needs no padded copy then.
+/// Sanitizers would report the read: under them, never.
+inline bool paddingReadable(const char* data, std::size_t size) {
+#if defined(RIGFIT_NO_PAGE_TRICK)
+  (void)data;
+  (void)size;
+  return false;
+#else
+  constexpr std::uintptr_t kPage = 4096;
+  if (size == 0) return false;
+  const auto last = reinterpret_cast<std::uintptr_t>(data) + size - 1;
+  return (last % kPage) + simdjson::SIMDJSON_PADDING < kPage;
+#endif
+}
 
 inline bool isJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 inline bool isDigit(char c) { return static_cast<unsigned char>(c - '0') <= 9; }

@@ -1,6 +1,6 @@
 #include "rigfit/mesh.hpp"
 
-#include <simdjson.h>
+#include "core/json_scan.hpp"
 
 namespace rigfit {
 
@@ -45,37 +45,55 @@ Expected<VertexGroups> vertexGroupsFromJson(const Json& json, std::string_view l
   return groups;
 }
 
-Expected<VertexGroups> parseVertexGroups(std::string_view text, std::string_view label, std::size_t vertex_count) {
-  // Straight from simdjson's document, without building a Json tree; anything unexpected
-  // (a duplicate name, a value that is not a [first, last] pair of integers in range, bad
-  // JSON) is left to parseJson and vertexGroupsFromJson, whose errors name the place.
-  auto exact = [&]() -> Expected<VertexGroups> {
-    auto json = parseJson(text, label);
-    if (!json) return json.error();
-    return vertexGroupsFromJson(*json, label, vertex_count);
-  };
-  thread_local simdjson::dom::parser parser;
-  simdjson::dom::object root;
-  if (parser.parse(text.data(), text.size(), true).get(root)) return exact();
-  VertexGroups groups;
-  for (simdjson::dom::key_value_pair kv : root) {
-    simdjson::dom::array list;
-    if (kv.value.get(list)) return exact();
+namespace {
+
+// The usual file straight from its bytes with rigfit's JSON scanner: no tree and no buffers
+// beyond the groups themselves (simdjson's document would take 12 times the text). False for
+// anything else (a duplicate name, a range that is not [first, last] integers in order and in
+// range, an escape in a name, bad JSON); the general reader then names the problem.
+bool scanVertexGroups(const char* data, std::size_t size, std::size_t vertex_count, VertexGroups& groups) {
+  detail::Scanner s;
+  if (!s.open(data, size) || !s.eat('{')) return false;
+  int more = s.first('}') ? 1 : 0;
+  while (more == 1) {
+    std::string_view name;
+    if (!s.key(name) || !s.eat('[')) return false;
     std::vector<VertexGroups::Range> ranges;
-    ranges.reserve(list.size());
-    for (simdjson::dom::element r : list) {
-      simdjson::dom::array pair;
-      if (r.get(pair) || pair.size() != 2) return exact();
-      std::int64_t a = 0, b = 0;
-      if (pair.at(0).get(a) || pair.at(1).get(b) || a < 0 || b < a || static_cast<std::uint64_t>(b) >= vertex_count) return exact();
-      ranges.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
+    int item = s.first(']') ? 1 : 0;
+    while (item == 1) {
+      detail::NumberToken a, b;
+      if (!s.eat('[') || !s.number(a) || s.next(']') != 1 || !s.number(b) || s.next(']') != 0) return false;
+      if (!a.integer || !b.integer || a.negative || b.negative || b.magnitude < a.magnitude || b.magnitude >= vertex_count)
+        return false;
+      ranges.push_back({static_cast<std::uint32_t>(a.magnitude), static_cast<std::uint32_t>(b.magnitude)});
+      item = s.next(']');
     }
-    std::string name(kv.key);
-    if (!groups.index.emplace(name, static_cast<std::uint32_t>(groups.names.size())).second) return exact();
-    groups.names.push_back(std::move(name));
+    if (item != 0 || !groups.index.emplace(std::string(name), static_cast<std::uint32_t>(groups.names.size())).second)
+      return false;
+    groups.names.emplace_back(name);
     groups.ranges.push_back(std::move(ranges));
+    more = s.next('}');
   }
-  return groups;
+  return more == 0 && s.atEnd();
+}
+
+}  // namespace
+
+Expected<VertexGroups> parseVertexGroups(std::string_view text, std::string_view label, std::size_t vertex_count) {
+  VertexGroups groups;
+  bool fast;
+  if (detail::paddingReadable(text.data(), text.size())) {
+    fast = scanVertexGroups(text.data(), text.size(), vertex_count, groups);
+  } else {
+    std::string padded;
+    padded.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    padded.assign(text);
+    fast = scanVertexGroups(padded.data(), padded.size(), vertex_count, groups);
+  }
+  if (fast) return groups;
+  auto json = parseJson(text, label);
+  if (!json) return json.error();
+  return vertexGroupsFromJson(*json, label, vertex_count);
 }
 
 }  // namespace rigfit

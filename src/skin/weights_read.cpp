@@ -17,18 +17,12 @@
 
 #include "core/file_io.hpp"
 #include "core/json_number.hpp"
+#include "core/json_scan.hpp"
 #include "rigfit/weights.hpp"
 #include "skin/group_path.hpp"
 #include "skin/pair_scratch.hpp"
 #include "skin/weights_fast.hpp"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RIGFIT_WEIGHTS_NO_PAGE_TRICK 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
-#define RIGFIT_WEIGHTS_NO_PAGE_TRICK 1
-#endif
-#endif
 
 namespace rigfit {
 namespace {
@@ -412,27 +406,13 @@ class Reader {
   bool fast_;
 };
 
-// simdjson reads up to SIMDJSON_PADDING bytes past the end. When those bytes lie on the same
-// memory page (4 KiB at least) as the last byte, reading them cannot fault, and their content
-// does not matter: stage 1 only indexes the text itself, and a well-formed document here is an
-// object whose last token, '}', ends every number or literal before it (a truncated text is an
-// error whatever follows it). So no copy is needed. Sanitizers would see the read: always copy.
-bool paddingReadable(const char* data, std::size_t size) {
-#if defined(RIGFIT_WEIGHTS_NO_PAGE_TRICK)
-  (void)data;
-  (void)size;
-  return false;
-#else
-  constexpr std::uintptr_t kPage = 4096;
-  if (size == 0) return false;
-  const auto last = reinterpret_cast<std::uintptr_t>(data) + size - 1;
-  return (last % kPage) + simdjson::SIMDJSON_PADDING < kPage;
-#endif
-}
-
+// simdjson and the fast reader read up to SIMDJSON_PADDING bytes past the end: a mapped file is
+// read in place when those bytes lie on its last page (detail::paddingReadable); a well-formed
+// document here is an object whose last token, '}', ends every number or literal before it (a
+// truncated text is an error whatever follows it).
 Expected<WeightsFile> parseWeightsIn(std::string_view text, std::string_view label, std::size_t vertex_count, bool fast) {
   Reader reader(text, label, vertex_count, fast);
-  if (paddingReadable(text.data(), text.size()))
+  if (detail::paddingReadable(text.data(), text.size()))
     return reader.run(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING);
   thread_local std::string padded;
   padded.reserve(text.size() + simdjson::SIMDJSON_PADDING);
