@@ -4,7 +4,8 @@
 // threads allocate all the time, as batch workers do), takes big
 // buffers from it instead of from separate mappings, never hands freed memory back (the next
 // buffer reuses pages already touched), and asks the kernel to back the heap with 2 MiB pages
-// (transparent huge pages: one fault per 2 MiB). Library users keep their own allocator settings.
+// (transparent huge pages: one fault per 2 MiB) from the heap's first allocation on. Library
+// users keep their own allocator settings.
 #include "cli/heap.hpp"
 
 #include <cstdint>
@@ -37,7 +38,14 @@ void setUpHeap(bool one_arena) {
   if (after <= before || start > after || after - start < kReserve) return;
   const auto begin = (start + kHuge - 1) & ~(kHuge - 1);
   const auto end = after & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice: failure is harmless
+  if (end <= begin) return;
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice: failure is harmless
+  // The heap up to `begin` can only have 4 KiB pages (2 MiB pages are aligned): an unused block
+  // over it (never written beyond its header) starts the next allocations on the 2 MiB pages.
+  if (begin - start >= 64) {
+    void* volatile filler = std::malloc(begin - start - 32);
+    (void)filler;  // kept for the process's life
+  }
 #endif
 }
 

@@ -272,7 +272,8 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
   // (first_of[v], then next_of[e]): chains are one to four long on MakeHuman meshes. There are at
   // most as many export vertices as corners: the per-vertex arrays are that long, not initialised.
   const std::size_t corners = mesh.corner_vertices.size();
-  std::unique_ptr<std::int32_t[]> key_uv(new std::int32_t[corners]), key_n(new std::int32_t[corners]);
+  std::unique_ptr<std::int32_t[]> key_uv(new std::int32_t[corners]);
+  std::unique_ptr<std::int32_t[]> key_n(corner_normals ? new std::int32_t[corners] : nullptr);  // else every key is -1
   auto splitVertices = [&] {
     std::vector<std::uint32_t> first_of(nv, kNone);
     std::unique_ptr<std::uint32_t[]> next_of(new std::uint32_t[corners]), source(new std::uint32_t[corners]);
@@ -297,12 +298,12 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
         const std::uint32_t v = corner_vertices[k];
         const std::int32_t kuv = corner_uvs ? corner_uvs[k] : -1, kn = corner_ns ? corner_ns[k] : -1;
         std::uint32_t* link = &first_of[v];
-        while (*link != kNone && (key_uv[*link] != kuv || key_n[*link] != kn)) link = &next_of[*link];
+        while (*link != kNone && (key_uv[*link] != kuv || (corner_ns && key_n[*link] != kn))) link = &next_of[*link];
         if (*link == kNone) {
           *link = ne;
           next_of[ne] = kNone;
           key_uv[ne] = kuv;
-          key_n[ne] = kn;
+          if (corner_ns) key_n[ne] = kn;
           source[ne] = v;
           ++ne;
         }
