@@ -8,10 +8,14 @@
 
 #include "cli/common.hpp"
 #include "cli/heap.hpp"
+#include "core/warm_worker.hpp"
 
 int main(int argc, char** argv) {
   const std::string_view first = argc > 1 ? argv[1] : "";
   rigfit::cli::setUpHeap(first != "batch");
+  // These commands read the weights on a second thread as soon as the rig is known: starting it
+  // now hides its start-up behind the option parsing and the rig's reading.
+  if (first == "export" || first == "pose") rigfit::detail::warmUpWorker();
   CLI::App app{"rigfit " RIGFIT_VERSION_STRING " - fit MakeHuman (MPFB) rigs to any body, exactly as MPFB does in Blender"};
   app.set_version_flag("--version", std::string("rigfit ") + RIGFIT_VERSION_STRING);
   app.require_subcommand(1);

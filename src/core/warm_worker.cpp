@@ -28,6 +28,11 @@ class WarmWorker {
     return true;
   }
 
+  void warmUp() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!stopping_) startLocked();
+  }
+
   ~WarmWorker() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -93,5 +98,7 @@ WarmWorker& worker() {
 }  // namespace
 
 bool runOnWarmWorker(std::function<void()>& work, std::function<void()>& done) { return worker().post(work, done); }
+
+void warmUpWorker() { worker().warmUp(); }
 
 }  // namespace rigfit::detail

@@ -22,6 +22,10 @@ namespace rigfit::detail {
 /// wake, so a task posted soon after the previous one (as in an export) starts at once.
 bool runOnWarmWorker(std::function<void()>& work, std::function<void()>& done);
 
+/// Starts the warm worker now (awake, waiting for a task): a program that will post one soon
+/// calls it first, so that the thread's start and its CPU's wake-up overlap other work.
+void warmUpWorker();
+
 /// A task started beside the caller: on the warm worker when it is free, else on a thread of its
 /// own. get() returns its result (or throws its exception); the destructor waits for it, so the
 /// task may refer to the caller's locals.
