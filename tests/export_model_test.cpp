@@ -89,10 +89,8 @@ TEST(ExportModel, VertexNormalsOfPolygonsOfAnySize) {
   for (int c = 0; c < 3; ++c) EXPECT_NEAR(normals[c], expect[c], 1e-6) << c;
 }
 
-// The per-face terms are computed on threads, and each vertex's sum in face order on the thread
-// that owns the vertex's half: the same bits for any thread count (a grid of 64 x 64 bumpy quads
-// spans several chunks of faces, its 4,225 vertices are split in two, and the faces along the
-// middle row have corners in both halves).
+// The per-face terms are computed on threads, the sums in face order on one: the same bits for
+// any thread count (a grid of 64 x 64 bumpy quads spans several chunks of faces).
 TEST(ExportModel, VertexNormalsDoNotDependOnThreads) {
   Mesh grid;
   const int k = 65;

@@ -70,43 +70,25 @@ class NormalTerms {
       for (std::size_t f = c * kChunk, e = std::min(faces, f + kChunk); f < e; ++f) face(f);
   }
 
-  // Sums the terms per vertex (face order) and normalises into `out` (3 floats per vertex). With
-  // threads > 1 a side thread takes the upper half of the vertices: each thread reads every face
-  // but adds only to its own vertices, so every sum keeps its order and its bits.
-  void accumulate(std::span<float> out, int threads) const {
-    const std::size_t nv = positions_.size() / 3;
-    std::unique_ptr<double[]> acc(new double[3 * nv]);  // each part zeroes its own
-    if (threads > 1 && nv >= kMinSplit) {
-      detail::SideTask<void> upper([&] { accumulate(acc.get(), out, nv / 2, nv); });
-      accumulate(acc.get(), out, 0, nv / 2);
-      upper.get();
-    } else {
-      accumulate(acc.get(), out, 0, nv);
+  // Sums the terms per vertex (face order) and normalises into `out` (3 floats per vertex).
+  void accumulate(std::span<float> out) const {
+    std::vector<double> acc(positions_.size(), 0.0);
+    for (std::size_t f = 0; f < mesh_.faceCount(); ++f) {
+      const double* fn = &face_normal_[3 * f];
+      for (std::uint32_t k = mesh_.face_offsets[f]; k < mesh_.face_offsets[f + 1]; ++k) {
+        if (angle_[k] == 0.0) continue;  // skipped face, degenerate face or edge: no term
+        double* a = &acc[3 * std::size_t(mesh_.corner_vertices[k])];
+        for (int c = 0; c < 3; ++c) a[c] += fn[c] * angle_[k];
+      }
+    }
+    for (std::size_t v = 0; v + 2 < acc.size(); v += 3) {
+      const double len = std::sqrt(acc[v] * acc[v] + acc[v + 1] * acc[v + 1] + acc[v + 2] * acc[v + 2]);
+      for (std::size_t c = 0; c < 3; ++c) out[v + c] = len > 0.0 ? static_cast<float>(acc[v + c] / len) : c == 2 ? 1.0f : 0.0f;
     }
   }
 
  private:
   static constexpr std::size_t kChunk = 512;
-  static constexpr std::size_t kMinSplit = 4096;  // vertices: below, a thread's start costs more
-
-  // accumulate() for the vertices [v0, v1).
-  void accumulate(double* acc, std::span<float> out, std::size_t v0, std::size_t v1) const {
-    std::fill(acc + 3 * v0, acc + 3 * v1, 0.0);
-    const std::uint32_t* corner = mesh_.corner_vertices.data();
-    for (std::size_t f = 0; f < mesh_.faceCount(); ++f) {
-      const double* fn = &face_normal_[3 * f];
-      for (std::uint32_t k = mesh_.face_offsets[f]; k < mesh_.face_offsets[f + 1]; ++k) {
-        const std::size_t v = corner[k];
-        if (v - v0 >= v1 - v0 || angle_[k] == 0.0) continue;  // another part's vertex, or no term (skipped or degenerate)
-        double* a = &acc[3 * v];
-        for (int c = 0; c < 3; ++c) a[c] += fn[c] * angle_[k];
-      }
-    }
-    for (std::size_t i = 3 * v0; i < 3 * v1; i += 3) {
-      const double len = std::sqrt(acc[i] * acc[i] + acc[i + 1] * acc[i + 1] + acc[i + 2] * acc[i + 2]);
-      for (std::size_t c = 0; c < 3; ++c) out[i + c] = len > 0.0 ? static_cast<float>(acc[i + c] / len) : c == 2 ? 1.0f : 0.0f;
-    }
-  }
 
   // The arithmetic, in this order, is the normal's definition (the exported bytes depend on it):
   // double coordinates, Newell's sum from zero, norms as sqrt((x*x + y*y) + z*z).
@@ -203,7 +185,7 @@ void computeTermsAlongside(NormalTerms& terms, int threads, const F& other) {
 void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out, int threads) {
   NormalTerms terms(mesh, positions, nullptr);
   computeTermsAlongside(terms, threads, [] {});
-  terms.accumulate(out, threads);
+  terms.accumulate(out);
 }
 
 namespace {
@@ -394,7 +376,7 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
   if (compute_normals) {
     computeTermsAlongside(terms, options.threads, splitVertices);
     computed.resize(3 * nv);
-    terms.accumulate(computed, options.threads);
+    terms.accumulate(computed);
     normals = computed;
   } else {
     splitVertices();
