@@ -155,6 +155,37 @@ TEST(Obj, Hm08BaseMesh) {
   ASSERT_NE(g->find("joint-ground"), nullptr);
   EXPECT_EQ(g->find("joint-ground")->front().first, 19150u);
   EXPECT_EQ(g->memberCount(g->index.at("body")), 13380u);
+  // The arrays are reserved from a count of the file's v, vt and f lines: no spare room (hm08 is
+  // all quads), so no memory is touched beyond what they hold.
+  EXPECT_EQ(m->positions.capacity(), m->positions.size());
+  EXPECT_EQ(m->uvs.capacity(), m->uvs.size());
+  EXPECT_EQ(m->corner_vertices.capacity(), m->corner_vertices.size());
+  EXPECT_EQ(m->face_offsets.capacity(), m->face_offsets.size());
+}
+
+// The line count behind the reservations, on a file long enough for its vector paths and with
+// lines it must not count ("vn", "#v") and a last line without '\n': the arrays come out exactly
+// full. Lines the count misses (an indented "v") and faces of more than 4 corners make them grow.
+TEST(Obj, ArraysReservedFromTheLineCount) {
+  std::string text = "# v 1 2 3\n";
+  for (int k = 0; k < 997; ++k) text += "v 0." + std::to_string(k) + " 1 2" + (k % 3 ? "\n" : "\r\n");
+  for (int k = 0; k < 301; ++k) text += "vt 0.5 0." + std::to_string(k) + "\n";
+  text += "vn 0 0 1\ng body\n";
+  for (int k = 0; k < 199; ++k) text += "f 1/1 2/2 3/3 " + std::to_string(4 + k) + "/4\n";
+  text += "f 1/1 2/2 3/3";
+  auto m = parseObj(text, "t.obj");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->vertexCount(), 997u);
+  EXPECT_EQ(m->uvs.size(), 602u);
+  EXPECT_EQ(m->faceCount(), 200u);
+  EXPECT_EQ(m->positions.capacity(), m->positions.size());
+  EXPECT_EQ(m->uvs.capacity(), m->uvs.size());
+  EXPECT_EQ(m->face_offsets.capacity(), m->face_offsets.size());
+  auto more = parseObj(text + "\nf 1 2 3 4 5 6\n  v 1 1 1\n", "t.obj");
+  ASSERT_TRUE(more.ok()) << more.error().message;
+  EXPECT_EQ(more->corner_vertices.size(), 199u * 4u + 3u + 6u);
+  EXPECT_EQ(more->vertexCount(), 998u);
+  EXPECT_EQ(more->positions[3 * 997], 0.1f);
 }
 
 // The reader's fast decimal path must give exactly the float std::from_chars gives: a sweep of
