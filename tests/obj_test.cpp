@@ -321,6 +321,21 @@ TEST(VertexGroups, TextReaderAgreesOnEveryLayout) {
   EXPECT_EQ(g->memberCount(0), 8u);
 }
 
+// With no vertex count to check against (SIZE_MAX, as loadCharacter reads the groups before the
+// body), an index beyond 32 bits is still an error, not a truncated range.
+TEST(VertexGroups, IndexBeyond32BitsIsAnError) {
+  for (const char* text : {R"({"a": [[0, 4294967296]]})", R"({"a": [[0, 4294967295]]})"}) {
+    auto g = parseVertexGroups(text, "g.json", SIZE_MAX);
+    if (std::string(text).find("4294967296") != std::string::npos) {
+      ASSERT_FALSE(g.ok());
+      EXPECT_EQ(g.error().message, "g.json: a[0]: vertex 4294967296 is beyond the 32-bit vertex indices of a mesh");
+    } else {
+      ASSERT_TRUE(g.ok()) << g.error().message;
+      EXPECT_EQ(g->ranges[0][0].last, 4294967295u);
+    }
+  }
+}
+
 TEST(VertexGroups, RangeBeyondMeshIsAnError) {
   auto j = parseJson(R"({"joint-a": [[0, 7]], "joint-b": [[8, 20]]})", "g.json");
   ASSERT_TRUE(j.ok());

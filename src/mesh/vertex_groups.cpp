@@ -33,6 +33,9 @@ Expected<VertexGroups> vertexGroupsFromJson(const Json& json, std::string_view l
         return fail(rp, "expected [first, last] integers");
       const std::int64_t a = r.items()[0].asInt(), b = r.items()[1].asInt();
       if (a < 0 || b < a) return fail(rp, "invalid range [" + std::to_string(a) + ", " + std::to_string(b) + "]");
+      if (static_cast<std::uint64_t>(b) > 0xFFFFFFFFull)  // a mesh's vertex indices are 32-bit
+        return makeError(ErrorCode::kRange, std::string(label) + ": " + rp + ": vertex " + std::to_string(b) +
+                                                " is beyond the 32-bit vertex indices of a mesh");
       if (static_cast<std::uint64_t>(b) >= vertex_count)
         return makeError(ErrorCode::kRange, std::string(label) + ": " + rp + ": vertex " + std::to_string(b) +
                                                 " is beyond the mesh of " + std::to_string(vertex_count) + " vertices");
@@ -63,7 +66,8 @@ bool scanVertexGroups(const char* data, std::size_t size, std::size_t vertex_cou
     while (item == 1) {
       detail::NumberToken a, b;
       if (!s.eat('[') || !s.number(a) || s.next(']') != 1 || !s.number(b) || s.next(']') != 0) return false;
-      if (!a.integer || !b.integer || a.negative || b.negative || b.magnitude < a.magnitude || b.magnitude >= vertex_count)
+      if (!a.integer || !b.integer || a.negative || b.negative || b.magnitude < a.magnitude || b.magnitude >= vertex_count ||
+          b.magnitude > 0xFFFFFFFFull)
         return false;
       ranges.push_back({static_cast<std::uint32_t>(a.magnitude), static_cast<std::uint32_t>(b.magnitude)});
       item = s.next(']');
