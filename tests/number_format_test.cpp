@@ -31,6 +31,12 @@ TEST(NumberFormat, PythonRepr) {
       {100.0, "100.0"},
       {0.5, "0.5"},
       {123.456, "123.456"},
+      {1e+100, "1e+100"},
+      {-1.5e-10, "-1.5e-10"},
+      {0.001, "0.001"},
+      {1e+22, "1e+22"},
+      {123456789.0, "123456789.0"},
+      {-2.2250738585072014e-308, "-2.2250738585072014e-308"},
   };
   for (const auto& [v, s] : cases) EXPECT_EQ(formatPythonFloat(v), s) << s;
   EXPECT_EQ(formatPythonFloat(std::numeric_limits<double>::quiet_NaN()), "NaN");

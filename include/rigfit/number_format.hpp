@@ -11,6 +11,9 @@ namespace rigfit {
 /// writes them (NaN, Infinity, -Infinity).
 std::string formatPythonFloat(double value);
 void appendPythonFloat(std::string& out, double value);
+/// The same written at `out` (at most kPythonFloatChars characters); returns the end.
+inline constexpr int kPythonFloatChars = 24;  // "-1.2345678901234567e-308"
+char* writePythonFloat(char* out, double value);
 
 /// Round half to even at `digits` decimals the way Python's round(x, n) does (correctly rounded
 /// from the exact binary value), and -0.0 turned into 0.0.

@@ -7,47 +7,69 @@
 
 namespace rigfit {
 
-void appendPythonFloat(std::string& out, double value) {
-  if (std::isnan(value)) { out += "NaN"; return; }
-  if (std::isinf(value)) { out += value < 0 ? "-Infinity" : "Infinity"; return; }
-  // Shortest round-trip digits in scientific form: [-]d[.ddd]e[+-]XX.
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-  std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));
-  bool negative = false;
-  if (!sci.empty() && sci[0] == '-') { negative = true; sci.remove_prefix(1); }
-  const std::size_t epos = sci.find('e');
-  std::string digits;
-  digits.reserve(20);
-  for (std::size_t k = 0; k < epos; ++k)
-    if (sci[k] != '.') digits.push_back(sci[k]);
-  int exp10 = std::atoi(std::string(sci.substr(epos + 1)).c_str());
+char* writePythonFloat(char* out, double value) {
+  auto put = [&out](const char* from, int count) {
+    std::memcpy(out, from, static_cast<std::size_t>(count));
+    out += count;
+  };
+  if (std::isnan(value)) {
+    put("NaN", 3);
+    return out;
+  }
+  if (std::isinf(value)) {
+    value < 0 ? put("-Infinity", 9) : put("Infinity", 8);
+    return out;
+  }
+  // Shortest round-trip digits in scientific form: [-]d[.ddd]e(+|-)XX[X].
+  char sci[40];
+  const char* const sci_end = std::to_chars(sci, sci + sizeof sci, value, std::chars_format::scientific).ptr;
+  const char* p = sci;
+  if (*p == '-') {
+    *out++ = '-';
+    ++p;
+  }
+  char digits[24];
+  int n = 0;
+  for (; *p != 'e'; ++p)
+    if (*p != '.') digits[n++] = *p;
+  ++p;  // 'e'
+  const bool exp_negative = *p++ == '-';
+  int exp10 = 0;
+  for (; p < sci_end; ++p) exp10 = exp10 * 10 + (*p - '0');
+  if (exp_negative) exp10 = -exp10;
   // Python: value = 0.DIGITS * 10^decpt.
   const int decpt = exp10 + 1;
-  if (negative) out.push_back('-');
-  const int n = static_cast<int>(digits.size());
   if (decpt <= -4 || decpt > 16) {
-    out.push_back(digits[0]);
-    if (n > 1) { out.push_back('.'); out.append(digits, 1, std::string::npos); }
-    out.push_back('e');
+    *out++ = digits[0];
+    if (n > 1) {
+      *out++ = '.';
+      put(digits + 1, n - 1);
+    }
+    *out++ = 'e';
     const int e = decpt - 1;
-    out.push_back(e < 0 ? '-' : '+');
+    *out++ = e < 0 ? '-' : '+';
     const int ae = std::abs(e);
-    if (ae < 10) out.push_back('0');
-    out += std::to_string(ae);
+    if (ae >= 100) *out++ = static_cast<char>('0' + ae / 100);
+    *out++ = static_cast<char>('0' + ae / 10 % 10);
+    *out++ = static_cast<char>('0' + ae % 10);
   } else if (decpt <= 0) {
-    out += "0.";
-    out.append(static_cast<std::size_t>(-decpt), '0');
-    out += digits;
+    put("0.000", 2 - decpt);
+    put(digits, n);
   } else if (decpt >= n) {
-    out += digits;
-    out.append(static_cast<std::size_t>(decpt - n), '0');
-    out += ".0";
+    put(digits, n);
+    for (int k = n; k < decpt; ++k) *out++ = '0';
+    put(".0", 2);
   } else {
-    out.append(digits, 0, static_cast<std::size_t>(decpt));
-    out.push_back('.');
-    out.append(digits, static_cast<std::size_t>(decpt), std::string::npos);
+    put(digits, decpt);
+    *out++ = '.';
+    put(digits + decpt, n - decpt);
   }
+  return out;
+}
+
+void appendPythonFloat(std::string& out, double value) {
+  char text[kPythonFloatChars];
+  out.append(text, static_cast<std::size_t>(writePythonFloat(text, value) - text));
 }
 
 std::string formatPythonFloat(double value) {

@@ -62,66 +62,6 @@ char* put(char* p, std::string_view s) {
   return p + s.size();
 }
 
-// Python's repr(float) for finite values, written at p (at most 24 characters); the same rules as
-// appendPythonFloat without its allocations.
-char* putFloat(char* p, double value) {
-  if (!std::isfinite(value)) {
-    std::string s = formatPythonFloat(value);
-    return put(p, s);
-  }
-  char buf[40];
-  const auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-  const char* s = buf;
-  const char* end = res.ptr;
-  if (*s == '-') { *p++ = '-'; ++s; }
-  // s = d[.ddd]e[+-]XX
-  char digits[24];
-  int n = 0;
-  const char* q = s;
-  for (; *q != 'e'; ++q)
-    if (*q != '.') digits[n++] = *q;
-  ++q;
-  int exp10 = 0;
-  const bool exp_negative = *q == '-';
-  if (*q == '+' || *q == '-') ++q;
-  for (; q < end; ++q) exp10 = exp10 * 10 + (*q - '0');
-  if (exp_negative) exp10 = -exp10;
-  const int decpt = exp10 + 1;  // value = 0.DIGITS * 10^decpt
-  if (decpt <= -4 || decpt > 16) {
-    *p++ = digits[0];
-    if (n > 1) {
-      *p++ = '.';
-      std::memcpy(p, digits + 1, static_cast<std::size_t>(n - 1));
-      p += n - 1;
-    }
-    *p++ = 'e';
-    const int e = decpt - 1;
-    *p++ = e < 0 ? '-' : '+';
-    const int ae = e < 0 ? -e : e;
-    if (ae < 10) *p++ = '0';
-    p = std::to_chars(p, p + 4, ae).ptr;
-  } else if (decpt <= 0) {
-    *p++ = '0';
-    *p++ = '.';
-    for (int k = 0; k < -decpt; ++k) *p++ = '0';
-    std::memcpy(p, digits, static_cast<std::size_t>(n));
-    p += n;
-  } else if (decpt >= n) {
-    std::memcpy(p, digits, static_cast<std::size_t>(n));
-    p += n;
-    for (int k = 0; k < decpt - n; ++k) *p++ = '0';
-    *p++ = '.';
-    *p++ = '0';
-  } else {
-    std::memcpy(p, digits, static_cast<std::size_t>(decpt));
-    p += decpt;
-    *p++ = '.';
-    std::memcpy(p, digits + decpt, static_cast<std::size_t>(n - decpt));
-    p += n - decpt;
-  }
-  return p;
-}
-
 // Python's repr for a weight, with two shortcuts: values with at most 5 decimals in [1e-4, 1)
 // (MPFB's current files) are written straight from their digits, and other values go through a
 // small cache (weights repeat: a shipped file has ~15k distinct values among ~36k).
@@ -181,7 +121,7 @@ class WeightFormatter {
         return p + len;
       }
     }
-    if (!std::isfinite(w)) return putFloat(p, w);
+    if (!std::isfinite(w)) return writePythonFloat(p, w);
     std::uint64_t bits;
     std::memcpy(&bits, &w, sizeof bits);
     Entry& e = entries_[(bits * 0x9E3779B97F4A7C15ull) >> (64 - kBits)];
@@ -189,7 +129,7 @@ class WeightFormatter {
       e.epoch = epoch_;
       e.bits = bits;
       const bool fraction = w > -1.0 && w < 1.0 && w != 0.0;
-      e.len = static_cast<std::uint8_t>((fraction ? shortFraction(e.text, w) : putFloat(e.text, w)) - e.text);
+      e.len = static_cast<std::uint8_t>((fraction ? shortFraction(e.text, w) : writePythonFloat(e.text, w)) - e.text);
     }
     std::memcpy(p, e.text, sizeof e.text);  // fixed-size copy; the buffer has room
     return p + e.len;
@@ -205,6 +145,7 @@ class WeightFormatter {
     std::uint8_t len;
     char text[kMaxNumber - 8];
   };
+  static_assert(sizeof(Entry::text) >= kPythonFloatChars);
   std::uint32_t epoch_ = 0;
   Entry entries_[1 << kBits];
 };
