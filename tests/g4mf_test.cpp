@@ -1333,6 +1333,22 @@ TEST(G4mfHostile, LongBoneChainIsLinear) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
 }
 
+TEST(G4mfHostile, ControlCharactersInQuotedTextAreEscaped) {
+  // Text from the file (a URI, a node name) is quoted in messages: a line break or an escape
+  // character there would split the one-line issue or reach the terminal raw.
+  const std::string t =
+      R"({"asset": {"dimension": 3}, "nodes": [{"name": "a\u001bb\tc"}, {"name": "a\u001bb\tc"}], "buffers": [{"byteLength": 4, "uri": "x\ny.bin"}]})";
+  const auto issues = validateG4mf(t, "x");
+  bool uri = false, name = false;
+  for (const auto& i : issues) {
+    for (char c : i.path + i.message) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << i.path << ": " << i.message;
+    uri = uri || (i.path == "/buffers/0/uri" && i.message == "external buffer \"x\\ny.bin\" is not read; its data is not checked");
+    name = name || i.message.find("a\\u001bb\\tc") != std::string::npos;
+  }
+  EXPECT_TRUE(uri) << issuesText(issues);
+  EXPECT_TRUE(name) << issuesText(issues);
+}
+
 TEST(G4mfHostile, DeepNestingAndGarbage) {
   EXPECT_FALSE(readG4mf(std::string(100000, '['), "x").ok());
   EXPECT_FALSE(readG4mf(std::string(), "x").ok());

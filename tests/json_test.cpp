@@ -37,6 +37,20 @@ TEST(Json, SyntaxErrorNamesLineColumnAndByte) {
   EXPECT_EQ(j.error().message, "bad.json: line 3, column 8 (byte 19): invalid literal");
 }
 
+TEST(Json, UnexpectedBytesAreShownByValueNotRaw) {
+  // A form feed (or a byte of a multi-byte character) where a value belongs: printed raw it would
+  // put a control character or half a character into the one-line message.
+  auto ff = parseJson("\x0c\xEF\xBF\xBDgB", "c.json");
+  ASSERT_FALSE(ff.ok());
+  EXPECT_EQ(ff.error().message, "c.json: line 1, column 1 (byte 0): unexpected byte 0x0C");
+  auto utf8 = parseJson("[1, \xC3\xA9]", "u.json");
+  ASSERT_FALSE(utf8.ok());
+  EXPECT_EQ(utf8.error().message, "u.json: line 1, column 5 (byte 4): unexpected byte 0xC3");
+  auto plain = parseJson("[1, x]", "p.json");
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.error().message, "p.json: line 1, column 5 (byte 4): unexpected character 'x'");
+}
+
 TEST(Json, TruncatedDocument) {
   auto j = parseJson("{\"a\": [1, 2", "cut.json");
   ASSERT_FALSE(j.ok());

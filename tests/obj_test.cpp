@@ -1,5 +1,6 @@
 #include <bit>
 #include <charconv>
+#include <chrono>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -128,6 +129,24 @@ TEST(Obj, WriteReadRoundTripKeepsTopologyAndPositions) {
   for (std::size_t k = 0; k < m->positions.size(); ++k) EXPECT_NEAR(again->positions[k], m->positions[k], 1e-7);
   EXPECT_EQ(again->corner_vertices, m->corner_vertices);
   EXPECT_EQ(again->group_names, m->group_names);
+}
+
+TEST(Obj, ManyGroupsAreLinear) {
+  // 300000 distinct `g` lines, each with a face, and the first group again at the end. Finding a
+  // group by scanning the names seen so far took minutes here; a hash map takes well under a second.
+  const std::size_t n = 300000;
+  std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+  for (std::size_t i = 0; i < n; ++i) text += "g part" + std::to_string(i) + "\nf 1 2 3\n";
+  text += "g part0\nf 3 2 1\n";
+  const auto start = std::chrono::steady_clock::now();
+  auto m = parseObj(text, "groups.obj");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+  ASSERT_EQ(m->group_names.size(), n);
+  EXPECT_EQ(m->group_names[n - 1], "part" + std::to_string(n - 1));
+  ASSERT_EQ(m->faceCount(), n + 1);
+  EXPECT_EQ(m->face_groups[12345], 12345u);
+  EXPECT_EQ(m->face_groups[n], 0u);  // a repeated name is the same group
 }
 
 TEST(Obj, Hm08BaseMesh) {

@@ -2,6 +2,7 @@
 // mode, hinge, local location, connected bones) on hand-computed two- and three-bone chains; the
 // rest pose of every shipped rig; MPFB pose files and the command-line forms; and pose matrices
 // compared with Blender 3.4.1's own (tests/golden/pose, made by tools/blender/pose_reference.py).
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -616,6 +617,37 @@ TEST(PoseFile, UnknownBonesAreListedInOneWarning) {
   EXPECT_EQ(w[0].message,
             "pose.json: 3 bones not in the skeleton, ignored as MPFB ignores them: \"breast_l\", \"root\", \"x y\"");
   EXPECT_EQ(p.bones[0].euler, Vector3d(0, 0, 1));
+}
+
+TEST(PoseFile, ManyUnknownBonesAndModesAreLinear) {
+  // 200000 bones the skeleton lacks, each with a rotation mode and a translation (some twice in
+  // the two tables): each is listed once. Looking each name up by scanning the names seen so far
+  // (and the modes object) took minutes here; hash lookups take well under a second.
+  const Skeleton s = chain();
+  const std::size_t n = 200000;
+  std::string rot = "{", tr = "{", modes = "{";
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string name = "\"u" + std::to_string(i) + "\"";
+    rot += (i ? ", " : "") + name + ": [0, 0, 1]";
+    modes += (i ? ", " : "") + name + ": \"ZYX\"";
+    if (i % 2 == 0) tr += (i ? ", " : "") + name + ": [0, 0, 0]";
+  }
+  rot += R"(, "B": [0, 0, 0.5]})";
+  modes += R"(, "B": "ZXY"})";
+  tr += "}";
+  const Json file = parse(poseText(rot, tr, ", \"bone_rotation_modes\": " + modes));
+  Pose p = Pose::rest(s);
+  std::vector<PoseWarning> w;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(applyPoseJson(file, "pose.json", s, p, &w).ok());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].message.rfind("pose.json: 200000 bones not in the skeleton, ignored as MPFB ignores them: \"u0\", \"u2\", ", 0), 0u)
+      << w[0].message.substr(0, 200);
+  EXPECT_NE(w[0].message.find(", \"u199999\""), std::string::npos);
+  EXPECT_EQ(w[0].message.find("\"u0\"", 10), w[0].message.rfind("\"u0\""));  // listed once
+  EXPECT_EQ(p.bones[1].rotation_mode, RotationMode::kZXY);
+  EXPECT_EQ(p.bones[1].euler, Vector3d(0, 0, 0.5));
 }
 
 TEST(PoseFile, MalformedFilesAreErrorsAndLeaveThePoseAlone) {

@@ -1,5 +1,10 @@
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -23,6 +28,28 @@ TEST(Shape, ParsesTargetText) {
   EXPECT_EQ(bad.error().message, "b.target: line 1: expected three offsets");
   auto gz = decodeTarget(std::string("\x1f\x8b\x08\x00", 4), "g.target.gz", 10);
   EXPECT_FALSE(gz.ok());
+}
+
+TEST(Shape, OffsetsBeyondSinglePrecisionAreErrors) {
+  // Shape keys are float: 1e308 decimetres is finite as a double but infinite as a key.
+  auto huge = parseTarget("0 0 0 0\n7 -1e308 .041 0\n", "h.target", 10);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().message, "h.target: line 2: offset -1e308 is beyond single precision");
+  // Two targets each within float range whose sum is not: the second one is named.
+  const auto dir = std::filesystem::temp_directory_path() / ("rigfit_shape_overflow_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "targets");
+  std::ofstream(dir / "targets" / "a.target") << "0 3e39 0 0\n";
+  std::ofstream(dir / "targets" / "b.target") << "1 1 0 0\n0 3e39 0 0\n";
+  TargetCache cache(DataSource::folder(dir.string()));
+  ShapeRequest request;
+  request.targets = {{"a", 1.0}, {"b", 1.0}};
+  std::vector<float> positions(9, 0.0f);
+  const Status st = shapeBody(cache, request, positions);
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, ErrorCode::kRange);
+  EXPECT_NE(st.error().message.find("targets/b: vertex 0: the shaped position overflows single precision"), std::string::npos)
+      << st.error().message;
 }
 
 TEST(Shape, MacroSettingsParse) {

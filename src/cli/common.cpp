@@ -88,15 +88,21 @@ Expected<Character> CharacterArgs::load(bool with_weights) const {
   return c;
 }
 
-int reportError(const Error& error) {
-  std::string msg = error.message;
+namespace {
+// Messages quote names from input files; a line break in one must not split the message.
+std::string oneLine(std::string msg) {
   for (char& c : msg)
     if (c == '\n' || c == '\r') c = ' ';
-  std::fprintf(stderr, "rigfit: error: %s\n", msg.c_str());
+  return msg;
+}
+}  // namespace
+
+int reportError(const Error& error) {
+  std::fprintf(stderr, "rigfit: error: %s\n", oneLine(error.message).c_str());
   return error.code == ErrorCode::kUsage ? kExitUsage : kExitBadInput;
 }
 
-void warn(const std::string& message) { std::fprintf(stderr, "rigfit: warning: %s\n", message.c_str()); }
+void warn(const std::string& message) { std::fprintf(stderr, "rigfit: warning: %s\n", oneLine(message).c_str()); }
 
 Status writeOutput(const std::string& path, const std::string& bytes) {
   if (path == "-") {

@@ -1,6 +1,7 @@
 // JSON parsing: simdjson for speed, then a conversion into rigfit's ordered Json. On a syntax
 // error a small scanner re-reads the text to name the line, column and byte offset.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include <simdjson.h>
@@ -154,6 +155,13 @@ class Locator {
         if (!digits()) return failed("invalid number");
       }
       return true;
+    }
+    // A control character or a lone byte of a multi-byte sequence is shown as its value, not raw.
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", u);
+      return failed(std::string("unexpected byte ") + hex);
     }
     return failed(std::string("unexpected character '") + c + "'");
   }

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <unordered_map>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -449,11 +451,11 @@ class ObjParser {
     return true;  // o, s, usemtl, mtllib, l, ...: not needed for rigging
   }
 
+  // A hash map, not a scan of group_names: a file of many distinct `g` lines stays linear.
   std::uint32_t groupIndex(std::string_view name) {
-    for (std::size_t k = 0; k < mesh_.group_names.size(); ++k)
-      if (mesh_.group_names[k] == name) return static_cast<std::uint32_t>(k);
-    mesh_.group_names.emplace_back(name);
-    return static_cast<std::uint32_t>(mesh_.group_names.size() - 1);
+    const auto [it, added] = group_index_.try_emplace(std::string(name), static_cast<std::uint32_t>(mesh_.group_names.size()));
+    if (added) mesh_.group_names.emplace_back(name);
+    return it->second;
   }
 
   bool face(const char* p, const char* e) {
@@ -499,6 +501,7 @@ class ObjParser {
   Error error_;
   std::size_t line_ = 0;
   std::uint32_t current_group_ = 0;
+  std::unordered_map<std::string, std::uint32_t> group_index_;
 };
 
 }  // namespace

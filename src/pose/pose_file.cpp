@@ -9,6 +9,8 @@
 #include <numbers>
 #include <string>
 #include <system_error>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "rigfit/pose.hpp"
@@ -91,10 +93,9 @@ class PoseFileReader {
     return j;
   }
 
+  // Sets, not scans: a file naming many bones the skeleton lacks stays linear.
   void noteUnknown(const std::string& name) {
-    for (const auto& u : unknown_)
-      if (u == name) return;
-    unknown_.push_back(name);
+    if (unknown_seen_.insert(name).second) unknown_.push_back(name);
   }
 
   Status read(const Json& doc) {
@@ -115,6 +116,7 @@ class PoseFileReader {
       return fail("bone_rotation_modes", std::string("expected an object, found ") + jsonTypeName(modes->type()));
     if (modes) {
       for (const auto& [name, m] : modes->members()) {
+        mode_of_.emplace(name, &m);
         const std::string path = jsonPathKey("bone_rotation_modes", name);
         RotationMode mode;
         if (!m.isString() || !modeFromName(m.asString(), mode))
@@ -140,7 +142,7 @@ class PoseFileReader {
       if (!value.isArray())
         return fail(path, std::string("expected an array of numbers, found ") + jsonTypeName(value.type()));
       RotationMode mode = value.size() == 4 ? RotationMode::kQuaternion : RotationMode::kXYZ;
-      if (const Json* m = modes ? modes->find(name) : nullptr) modeFromName(m->asString(), mode);
+      if (const auto m = mode_of_.find(name); m != mode_of_.end()) modeFromName(m->second->asString(), mode);
       RotationOp op{0, mode, {0, 0, 0, 0}};
       const std::string form = mode == RotationMode::kQuaternion ? "[w, x, y, z] for rotation mode QUATERNION"
                                : mode == RotationMode::kAxisAngle
@@ -205,6 +207,8 @@ class PoseFileReader {
   std::vector<TranslationOp> translations_;
   std::vector<RotationOp> rotations_;
   std::vector<std::string> unknown_;
+  std::unordered_set<std::string> unknown_seen_;
+  std::unordered_map<std::string_view, const Json*> mode_of_;  ///< bone_rotation_modes by bone (first wins, as Json::find)
 };
 
 void clearChannels(BonePose& b) {

@@ -147,11 +147,19 @@ Status shapeBody(TargetCache& cache, const ShapeRequest& request, std::span<floa
         positions[i] += wf * (key - basis[i]);
       }
     }
+    // Offsets each within float range can still add up beyond it: name the target that did.
+    for (const std::uint32_t v : t.vertices)
+      if (!std::isfinite(positions[3 * v]) || !std::isfinite(positions[3 * v + 1]) || !std::isfinite(positions[3 * v + 2]))
+        return makeError(ErrorCode::kRange, cache.data().label("targets/" + path) + ": vertex " + std::to_string(v) +
+                                                ": the shaped position overflows single precision");
   }
   if (request.ground) {
     // MPFB lifts by |lowest| (so a body already above 0 moves further up).
     const float lift = std::abs(lowestBodyZ(positions));
     for (std::size_t v = 0; v < n; ++v) positions[3 * v + 2] += lift;
+    for (std::size_t v = 0; v < n; ++v)
+      if (!std::isfinite(positions[3 * v + 2]))
+        return makeError(ErrorCode::kRange, "--ground: vertex " + std::to_string(v) + ": the lifted position overflows single precision");
   }
   if (applied) *applied = std::move(list);
   return {};

@@ -2,6 +2,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
 
 #include <zlib.h>
 
@@ -74,6 +76,9 @@ Expected<Target> parseTarget(std::string_view text, std::string_view label, std:
       // Targets write ".904" and "-.002": from_chars reads both.
       auto rv = std::from_chars(q, e, v);
       if (rv.ec != std::errc() || !std::isfinite(v)) return fail("expected three offsets");
+      // Shape keys are single precision: an offset beyond it (1e308) would make the body infinite.
+      if (std::abs(static_cast<double>(scale) * v) > std::numeric_limits<float>::max())
+        return fail("offset " + std::string(q, rv.ptr) + " is beyond single precision");
       q = rv.ptr;
     }
     while (q < e && (*q == ' ' || *q == '\t')) ++q;

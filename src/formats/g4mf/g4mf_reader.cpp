@@ -55,7 +55,26 @@ class Report {
       ++dropped_;
       return;
     }
-    out_.push_back({std::move(path), std::move(message), severity});
+    out_.push_back({escapeControls(std::move(path)), escapeControls(std::move(message)), severity});
+  }
+  // Names and URIs from the file are quoted in messages and keys appear in paths: control
+  // characters there are escaped (\n, \u001b, ...) so that every issue stays one line.
+  static std::string escapeControls(std::string s) {
+    bool any = false;
+    for (unsigned char c : s) any = any || c < 0x20 || c == 0x7F;
+    if (!any) return s;
+    std::string out;
+    for (unsigned char c : s) {
+      if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if (c == '\t') out += "\\t";
+      else if (c < 0x20 || c == 0x7F) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else out.push_back(static_cast<char>(c));
+    }
+    return out;
   }
   std::vector<G4mfIssue>& out_;
   std::size_t errors_ = 0, dropped_ = 0;
