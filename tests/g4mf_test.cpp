@@ -3,7 +3,6 @@
 // broken file per rule, each built from a valid written file), hostile headers, and the shared
 // worked examples.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <cstdlib>
@@ -1314,7 +1313,8 @@ TEST(G4mfHostile, EveryPrefixAndByteFlipNeverCrashes) {
   }
 }
 
-// A 100 000-bone chain (every bone a joint): the hierarchy checks stay linear.
+// A 100 000-bone chain (every bone a joint): the hierarchy checks stay linear (a quadratic pass
+// would exceed the test time limit in tests/CMakeLists.txt).
 TEST(G4mfHostile, LongBoneChainIsLinear) {
   const std::size_t n = 100000;
   std::string t = R"({"asset": {"dimension": 3}, "nodes": [{"children": [1]}, {"skeleton": {"joints": [)";
@@ -1323,14 +1323,12 @@ TEST(G4mfHostile, LongBoneChainIsLinear) {
   for (std::size_t i = 0; i < n; ++i)
     t += ", {\"bone\": {\"length\": 0.1}, \"position\": [0, 0.1, 0]" + (i + 1 < n ? ", \"children\": [" + std::to_string(3 + i) + "]" : std::string()) + "}";
   t += "]}";
-  const auto start = std::chrono::steady_clock::now();
   const auto issues = validateG4mf(t, "chain");
   EXPECT_TRUE(issues.empty()) << issuesText(issues);
   auto d = readG4mf(t, "chain");
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_EQ(d->bone_names.size(), n);
   EXPECT_NEAR(d->global.back()(1, 3), 0.1 * n, 1e-6);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
 }
 
 TEST(G4mfHostile, ControlCharactersInQuotedTextAreEscaped) {

@@ -1,6 +1,5 @@
 #include <bit>
 #include <charconv>
-#include <chrono>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -133,15 +132,14 @@ TEST(Obj, WriteReadRoundTripKeepsTopologyAndPositions) {
 
 TEST(Obj, ManyGroupsAreLinear) {
   // 300000 distinct `g` lines, each with a face, and the first group again at the end. Finding a
-  // group by scanning the names seen so far took minutes here; a hash map takes well under a second.
+  // group by scanning the names seen so far took minutes here (past the test time limit in
+  // tests/CMakeLists.txt); a hash map takes well under a second.
   const std::size_t n = 300000;
   std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
   for (std::size_t i = 0; i < n; ++i) text += "g part" + std::to_string(i) + "\nf 1 2 3\n";
   text += "g part0\nf 3 2 1\n";
-  const auto start = std::chrono::steady_clock::now();
   auto m = parseObj(text, "groups.obj");
   ASSERT_TRUE(m.ok()) << m.error().message;
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
   ASSERT_EQ(m->group_names.size(), n);
   EXPECT_EQ(m->group_names[n - 1], "part" + std::to_string(n - 1));
   ASSERT_EQ(m->faceCount(), n + 1);
