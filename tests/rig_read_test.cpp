@@ -107,12 +107,15 @@ TEST(RigRead, Errors) {
       {"{\"bones\": {}, \"version\": 120}", "r.json: version: 120 is newer than 110, the newest rigfit reads"},
       {"{\"bones\": {}, \"version\": 110, \"joints\": {}}", "r.json: $: a MakeHuman .mhskel skeleton, not an MPFB rig"},
       {"[1, 2]", "r.json: $: expected an object, found an array"},
+      {"{}", "r.json: $: no bones (a rig needs at least one)"},
+      {"{\"bones\": {}, \"version\": 110}", "r.json: bones: no bones (a rig needs at least one)"},
   };
-  for (const auto& c : cases) {
-    auto rig = parseRig(c.text, "r.json");
-    ASSERT_FALSE(rig.ok()) << c.message;
-    EXPECT_EQ(rig.error().message, c.message);
-  }
+  for (const auto& c : cases)
+    for (const RigParse mode : {RigParse::kFull, RigParse::kTyped}) {
+      auto rig = parseRig(c.text, "r.json", mode);
+      ASSERT_FALSE(rig.ok()) << c.message;
+      EXPECT_EQ(rig.error().message, c.message);
+    }
 }
 
 TEST(RigRead, MixamoVersion100AllBonesInBones) {

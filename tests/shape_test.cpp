@@ -52,6 +52,36 @@ TEST(Shape, OffsetsBeyondSinglePrecisionAreErrors) {
       << st.error().message;
 }
 
+TEST(Shape, MissingTargetNamesTheTableThatNamedIt) {
+  // A data folder whose macro.json names targets it does not ship: the error says that the file
+  // came from macro.json, not from the user's own --target.
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const auto dir = std::filesystem::temp_directory_path() / ("rigfit_shape_missing_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "targets" / "macrodetails");
+  std::filesystem::copy_file(test::sharedData() + "/targets/macrodetails/macro.json", dir / "targets" / "macrodetails" / "macro.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "targets" / "mine.target") << "0 0 0 0\n";
+  TargetCache cache(DataSource::folder(dir.string()));
+  ShapeRequest request;
+  request.use_macros = true;
+  std::vector<float> positions(3, 0.0f);
+  const Status by_macro = shapeBody(cache, request, positions);
+  request.use_macros = false;
+  request.targets = {{"nose/nope", 1.0}};
+  const Status by_user = shapeBody(cache, request, positions);
+  request.targets = {{"mine", 1.0}};
+  const Status fine = shapeBody(cache, request, positions);
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(by_macro.ok());
+  const std::string& m = by_macro.error().message;
+  EXPECT_NE(m.find(": no such target (a target of the macro settings, named by "), std::string::npos) << m;
+  EXPECT_NE(m.find("targets/macrodetails/macro.json)"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos);
+  ASSERT_FALSE(by_user.ok());
+  EXPECT_EQ(by_user.error().message, (dir / "targets" / "nose" / "nope.target.gz").string() + ": no such target");
+  EXPECT_TRUE(fine.ok()) << fine.error().message;
+}
+
 TEST(Shape, MacroSettingsParse) {
   auto m = parseMacroSettings("gender=1,age=0.25,african=0.5");
   ASSERT_TRUE(m.ok());

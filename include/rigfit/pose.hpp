@@ -56,7 +56,8 @@ void skinningMatrices(const Skeleton& skeleton, std::span<const Eigen::Matrix4d>
                       std::span<Eigen::Matrix4d> out);
 
 struct PoseWarning {
-  std::string message;
+  std::string message;             ///< one line; names at most 16 bones
+  std::vector<std::string> bones;  ///< every bone the warning is about, in file order
 };
 
 /// Applies an MPFB pose file (poses/<rig>_fk/*.json, §9): clears the pose (or only the mentioned

@@ -305,11 +305,15 @@ Status applyPoseJson(const Json& pose_file, std::string_view label, const Skelet
   pose = std::move(work);
 
   if (warnings && !reader.unknown_.empty()) {
-    std::string list;
-    for (const auto& u : reader.unknown_) list += (list.empty() ? "" : ", ") + quoted(u);
+    // The line names the first few; the warning carries them all.
+    constexpr std::size_t kListed = 16;
     const std::size_t n = reader.unknown_.size();
+    std::string list;
+    for (std::size_t k = 0; k < n && k < kListed; ++k) list += (k ? ", " : "") + quoted(reader.unknown_[k]);
+    if (n > kListed) list += " and " + std::to_string(n - kListed) + " more";
     warnings->push_back({std::string(label) + ": " + std::to_string(n) + (n == 1 ? " bone" : " bones") +
-                         " not in the skeleton, ignored as MPFB ignores them: " + list});
+                             " not in the skeleton, ignored as MPFB ignores them: " + list,
+                         {reader.unknown_.begin(), reader.unknown_.end()}});
   }
   return {};
 }

@@ -99,6 +99,9 @@ class RigReader {
     }
     rig.source_version = static_cast<int>(doc.find("version")->asInt());
     if (!doc.find("bones")->isObject()) return fail("bones", std::string("expected an object, found ") + jsonTypeName(doc.find("bones")->type()));
+    // Nothing downstream means anything without a bone (a skin needs a joint): say so here.
+    if (doc.find("bones")->size() == 0)
+      return fail(rig.layout == RigLayout::kLegacy ? "$" : "bones", "no bones (a rig needs at least one)");
     // Bone entries must be objects before the upgrade walks them.
     for (const auto& [name, bone] : doc.find("bones")->members())
       if (!bone.isObject()) return fail(jsonPathKey("bones", name), std::string("expected an object, found ") + jsonTypeName(bone.type()));
@@ -313,7 +316,7 @@ Expected<RigDefinition> parseRig(std::string_view text, std::string_view label, 
   if (mode == RigParse::kTyped) {
     auto src = detail::makeRigSource(text);
     RigDefinition rig;
-    if (detail::readRigTyped(src, label, rig)) return rig;
+    if (detail::readRigTyped(src, label, rig) && !rig.bones.empty()) return rig;
     // Anything unusual: the full reader gives the result or the error, and the text is kept.
     auto full = parseRig(text, label, RigParse::kFull);
     if (!full) return full.error();

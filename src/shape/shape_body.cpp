@@ -122,6 +122,7 @@ Status shapeBody(TargetCache& cache, const ShapeRequest& request, std::span<floa
     if (!table) return table.error();
     list = macroTargets(**table, request.macros);
   }
+  const std::size_t macro_count = list.size();
   if (!request.modifiers.empty()) {
     auto tj = cache.targetJson();
     if (!tj) return tj.error();
@@ -129,13 +130,24 @@ Status shapeBody(TargetCache& cache, const ShapeRequest& request, std::span<floa
     if (!resolved) return resolved.error();
     list.insert(list.end(), resolved->begin(), resolved->end());
   }
+  const std::size_t named_count = list.size();
   list.insert(list.end(), request.targets.begin(), request.targets.end());
   // Relative shape keys over the basis: key = float(basis + offset) as MPFB stores it; the mix
   // adds weight * (key - basis) in float, with slider values clamped to [0, 1].
   const std::vector<float> basis(positions.begin(), positions.end());
-  for (const auto& [path, w] : list) {
+  for (std::size_t item = 0; item < list.size(); ++item) {
+    const auto& [path, w] = list[item];
     auto target = cache.get(path, n);
-    if (!target) return target.error();
+    if (!target) {
+      // A missing file that the user did not name: say which table named it.
+      if (item < macro_count)
+        return makeError(target.error().code, target.error().message + " (a target of the macro settings, named by " +
+                                                  cache.data().label("targets/macrodetails/macro.json") + ")");
+      if (item < named_count)
+        return makeError(target.error().code, target.error().message + " (named by a modifier in " +
+                                                  cache.data().label("targets/target.json") + ")");
+      return target.error();
+    }
     const float wf = static_cast<float>(std::clamp(w, 0.0, 1.0));
     if (wf == 0.0f) continue;
     const Target& t = **target;
