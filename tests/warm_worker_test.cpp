@@ -1,16 +1,25 @@
 #include "core/warm_worker.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 using rigfit::detail::SideTask;
 
 TEST(SideTask, ReturnsTheResultAndRunsOffTheCallingThread) {
-  SideTask<std::thread::id> task([] { return std::this_thread::get_id(); });
+  // Once a side thread has started the task, get() waits for it there.
+  std::promise<void> started;
+  std::future<void> has_started = started.get_future();
+  SideTask<std::thread::id> task([&started] {
+    started.set_value();
+    return std::this_thread::get_id();
+  });
+  has_started.wait();
   EXPECT_NE(task.get(), std::this_thread::get_id());
   SideTask<int> sum([] {
     int s = 0;
@@ -29,12 +38,23 @@ TEST(SideTask, PassesExceptionsToGet) {
 }
 
 // One task after another runs on the same (warm) thread.
+// (Each waits until its task has started, so that get() does not run it in line.)
+std::thread::id sideThreadId() {
+  std::promise<void> started;
+  std::future<void> has_started = started.get_future();
+  SideTask<std::thread::id> task([&started] {
+    started.set_value();
+    return std::this_thread::get_id();
+  });
+  has_started.wait();
+  return task.get();
+}
+
 TEST(SideTask, SequentialTasksShareTheWorker) {
-  SideTask<std::thread::id> a([] { return std::this_thread::get_id(); });
-  const std::thread::id first = a.get();
+  const std::thread::id first = sideThreadId();
+  EXPECT_NE(first, std::this_thread::get_id());
   std::this_thread::sleep_for(std::chrono::milliseconds(10));  // past the awake time: asleep, not gone
-  SideTask<std::thread::id> b([] { return std::this_thread::get_id(); });
-  EXPECT_EQ(b.get(), first);
+  EXPECT_EQ(sideThreadId(), first);
 }
 
 // While the worker is busy, a second task gets a thread of its own instead of waiting: here the
@@ -58,4 +78,28 @@ TEST(SideTask, DestructorWaitsForTheTask) {
     });
   }
   EXPECT_EQ(value, 5);
+}
+
+// get() runs a task no thread has started yet in the calling thread, and the side thread then
+// skips it: whoever takes it first runs it, exactly once, with or without get().
+TEST(SideTask, EveryTaskRunsExactlyOnceWhoeverTakesIt) {
+  std::atomic<int> runs{0};
+  long sum = 0;
+  for (int i = 0; i < 3000; ++i) {
+    SideTask<int> t([&runs, i] {
+      runs.fetch_add(1);
+      return i;
+    });
+    sum += t.get();
+  }
+  for (int i = 0; i < 1000; ++i) {
+    SideTask<void> t([&runs] { runs.fetch_add(1); });
+  }
+  EXPECT_EQ(runs.load(), 4000);
+  EXPECT_EQ(sum, 3000L * 2999 / 2);
+  // An exception reaches get() whichever thread ran the task.
+  for (int i = 0; i < 200; ++i) {
+    SideTask<int> t([]() -> int { throw std::runtime_error("side"); });
+    EXPECT_THROW(t.get(), std::runtime_error);
+  }
 }

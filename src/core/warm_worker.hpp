@@ -2,6 +2,7 @@
 // vertex split) on a helper thread that stays awake between them.
 #pragma once
 
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <future>
@@ -27,17 +28,19 @@ bool runOnWarmWorker(std::function<void()>& work, std::function<void()>& done);
 void warmUpWorker();
 
 /// A task started beside the caller: on the warm worker when it is free, else on a thread of its
-/// own. get() returns its result (or throws its exception); the destructor waits for it, so the
-/// task may refer to the caller's locals.
+/// own. get() returns its result (or throws its exception); if no thread has started the task by
+/// then (its CPU busy with something else), the caller runs it itself, so a late side thread never
+/// costs more than running the task in line. The task runs exactly once; the destructor runs or
+/// waits for it, so the task may refer to the caller's locals.
 template <class T>
 class SideTask {
  public:
   SideTask() = default;
   template <class F>
   explicit SideTask(F f) {
-    auto state = std::make_shared<State>();
-    result_ = state->promise.get_future();
-    std::function<void()> work = [state, f = std::move(f)]() mutable {
+    state_ = std::make_shared<State>();
+    result_ = state_->promise.get_future();
+    state_->run = [state = state_.get(), f = std::move(f)]() mutable {
       try {
         if constexpr (std::is_void_v<T>) {
           f();
@@ -48,15 +51,9 @@ class SideTask {
         state->error = std::current_exception();
       }
     };
-    std::function<void()> done = [state] {
-      if (state->error) {
-        state->promise.set_exception(state->error);
-      } else if constexpr (std::is_void_v<T>) {
-        state->promise.set_value();
-      } else {
-        state->promise.set_value(std::move(*state->value));
-      }
-    };
+    // The side thread runs the task only if it takes it first; it then also fulfils the promise.
+    std::function<void()> work = [state = state_] { state->side_took = state->take(); if (state->side_took) state->run(); };
+    std::function<void()> done = [state = state_] { if (state->side_took) state->finish(); };
     if (!runOnWarmWorker(work, done)) {
       thread_ = std::async(std::launch::async, [work = std::move(work), done = std::move(done)] {
         work();
@@ -67,6 +64,7 @@ class SideTask {
   SideTask(SideTask&&) noexcept = default;
   SideTask& operator=(SideTask&& other) noexcept {
     wait();
+    state_ = std::move(other.state_);
     result_ = std::move(other.result_);
     thread_ = std::move(other.thread_);
     return *this;
@@ -74,18 +72,42 @@ class SideTask {
   ~SideTask() { wait(); }
 
   bool valid() const { return result_.valid(); }
-  T get() { return result_.get(); }
+  T get() {
+    runHereIfNotStarted();
+    return result_.get();
+  }
 
  private:
   struct State {
     std::promise<T> promise;
+    std::function<void()> run;
     std::conditional_t<std::is_void_v<T>, bool, std::optional<T>> value{};
     std::exception_ptr error;
+    std::atomic<bool> taken{false};
+    bool side_took = false;  // written and read by the side thread only
+    bool take() { return !taken.exchange(true, std::memory_order_acq_rel); }
+    void finish() {
+      if (error) {
+        promise.set_exception(error);
+      } else if constexpr (std::is_void_v<T>) {
+        promise.set_value();
+      } else {
+        promise.set_value(std::move(*value));
+      }
+    }
   };
+  void runHereIfNotStarted() {
+    if (state_ && state_->take()) {
+      state_->run();
+      state_->finish();
+    }
+  }
   void wait() {
+    runHereIfNotStarted();
     if (result_.valid()) result_.wait();
     if (thread_.valid()) thread_.wait();
   }
+  std::shared_ptr<State> state_;
   std::future<T> result_;
   std::future<void> thread_;  // the fallback thread (its future joins it)
 };
