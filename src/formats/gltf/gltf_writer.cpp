@@ -1,7 +1,6 @@
 // glTF 2.0 writer (binary .glb or text .gltf) for a skinned ExportModel.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include <Eigen/Geometry>
@@ -24,8 +23,9 @@ class BufferBuilder {
  public:
   // Room for `count` values of T, aligned to 4, as a new bufferView; returns its index. Its bytes
   // are at(index) (valid until the next view).
+  // With `from`, the bytes are appended from there (no zero fill first).
   template <typename T>
-  int view(std::size_t count, int target) {
+  int view(std::size_t count, int target, const T* from = nullptr) {
     while (bin_.size() % 4) bin_.push_back('\0');
     const std::size_t offset = bin_.size(), size = count * sizeof(T);
     Json v = Json::object();
@@ -33,7 +33,10 @@ class BufferBuilder {
     v.set("byteOffset", static_cast<std::int64_t>(offset));
     v.set("byteLength", static_cast<std::int64_t>(size));
     if (target) v.set("target", target);
-    bin_.resize(offset + size);
+    if (from)
+      bin_.append(reinterpret_cast<const char*>(from), size);
+    else
+      bin_.resize(offset + size);
     views_.push(std::move(v));
     offsets_.push_back(offset);
     return static_cast<int>(offsets_.size() - 1);
@@ -44,9 +47,7 @@ class BufferBuilder {
   }
   template <typename T>
   int copy(const std::vector<T>& data, int target) {
-    const int v = view<T>(data.size(), target);
-    if (!data.empty()) std::memcpy(at<T>(v), data.data(), data.size() * sizeof(T));
-    return v;
+    return view<T>(data.size(), target, data.empty() ? nullptr : data.data());
   }
   int accessor(int view, int component_type, std::size_t count, const char* type, bool normalized = false) {
     Json a = Json::object();
