@@ -11,8 +11,10 @@
 
 using rigfit::detail::SideTask;
 
-TEST(SideTask, ReturnsTheResultAndRunsOffTheCallingThread) {
-  // Once a side thread has started the task, get() waits for it there.
+namespace {
+// The thread that ran a task, waiting until a side thread has started it (so that get() does not
+// run it in line).
+std::thread::id sideThreadId() {
   std::promise<void> started;
   std::future<void> has_started = started.get_future();
   SideTask<std::thread::id> task([&started] {
@@ -20,7 +22,13 @@ TEST(SideTask, ReturnsTheResultAndRunsOffTheCallingThread) {
     return std::this_thread::get_id();
   });
   has_started.wait();
-  EXPECT_NE(task.get(), std::this_thread::get_id());
+  return task.get();
+}
+}  // namespace
+
+TEST(SideTask, ReturnsTheResultAndRunsOffTheCallingThread) {
+  // Once a side thread has started the task, get() waits for it there.
+  EXPECT_NE(sideThreadId(), std::this_thread::get_id());
   SideTask<int> sum([] {
     int s = 0;
     for (int i = 1; i <= 100; ++i) s += i;
@@ -38,18 +46,6 @@ TEST(SideTask, PassesExceptionsToGet) {
 }
 
 // One task after another runs on the same (warm) thread.
-// (Each waits until its task has started, so that get() does not run it in line.)
-std::thread::id sideThreadId() {
-  std::promise<void> started;
-  std::future<void> has_started = started.get_future();
-  SideTask<std::thread::id> task([&started] {
-    started.set_value();
-    return std::this_thread::get_id();
-  });
-  has_started.wait();
-  return task.get();
-}
-
 TEST(SideTask, SequentialTasksShareTheWorker) {
   const std::thread::id first = sideThreadId();
   EXPECT_NE(first, std::this_thread::get_id());
