@@ -25,7 +25,8 @@ TEST(BatchManifest, ParsesEveryKey) {
       R"("allow_fallback": true, "shape": {"macros": {"gender": 1, "age": 0.25, "african": 0.5}, )"
       R"("modifiers": {"nose/nose-scale-horiz-decr-incr": -0.5}, "targets": {"armslegs/r-foot-scale-incr": 0.3}, "ground": true}, )"
       R"("pose": {"file": "game_engine_fk/t-pose.json", "rotate": {"upperarm_l": [0, 0, 40.5]}, "rotate_quat": {"head": [1, 0.1, 0, 0]}}, )"
-      R"("export": {"influences": 8, "quantize": true, "weight_bits": 16, "keep_helpers": true, "deform_only": true}})");
+      R"("export": {"influences": 8, "quantize": true, "weight_bits": 16, "keep_helpers": true, "deform_only": true, )"
+      R"("morphs": ["expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"]}})");
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->line, 7u);
   EXPECT_EQ(e->name, "hero-1");
@@ -55,6 +56,7 @@ TEST(BatchManifest, ParsesEveryKey) {
   EXPECT_EQ(e->output.weight_bits, 16);
   EXPECT_TRUE(e->output.keep_helpers);
   EXPECT_TRUE(e->output.deform_only);
+  EXPECT_EQ(e->output.morphs, (std::vector<std::string>{"expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"}));
 }
 
 TEST(BatchManifest, Defaults) {
@@ -121,7 +123,11 @@ TEST(BatchManifest, EachSchemaError) {
       {R"({"name": "a", "rig": "demo", "pose": {"rotate_quat": {"head": [1, 0, "0", 0]}}})",
        "m.jsonl: line 7: pose.rotate_quat.head[2]: expected a number"},
       {R"({"name": "a", "rig": "demo", "export": {"influence": 4}})",
-       "m.jsonl: line 7: export.influence: unknown key (expected one of: influences, quantize, weight_bits, keep_helpers, deform_only, compress, embed)"},
+       "m.jsonl: line 7: export.influence: unknown key (expected one of: influences, quantize, weight_bits, keep_helpers, deform_only, compress, embed, morphs)"},
+      {R"({"name": "a", "rig": "demo", "export": {"morphs": "nose/nose-base-up"}})",
+       "m.jsonl: line 7: export.morphs: expected an array of \"PATH[=NAME]\" strings, found a string"},
+      {R"({"name": "a", "rig": "demo", "export": {"morphs": ["nose/nose-base-up", 3]}})",
+       "m.jsonl: line 7: export.morphs[1]: expected a string, found an integer"},
       {R"({"name": "a", "rig": "demo", "export": {"influences": 5}})", "m.jsonl: line 7: export.influences: must be 4 or 8"},
       {R"({"name": "a", "rig": "demo", "export": {"weight_bits": 16}})", "m.jsonl: line 7: export.weight_bits: only with \"quantize\": true"},
       {R"({"name": "a", "rig": "demo", "export": {"compress": true}})", "m.jsonl: line 7: export.compress: only for format \"g4b\""},

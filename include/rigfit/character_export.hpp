@@ -23,6 +23,10 @@ struct CharacterExportOptions {
   bool deform_only = false;    ///< only bones that carry weight, re-parented across removed ones
   bool compress = false;       ///< .g4b: Zstandard chunks
   int threads = 2;             ///< threads for the computed normals (the bytes do not depend on it)
+  /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0:
+  /// each "PATH" or "PATH=NAME", PATH relative to the data's targets/ without extension (as
+  /// --target), NAME by default PATH's last part. Not with a pose as the bind pose.
+  std::vector<std::string> morphs;
 };
 
 struct CharacterExport {

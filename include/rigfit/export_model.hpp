@@ -25,6 +25,14 @@ struct ExportOptions {
   int threads = 2;
 };
 
+/// A morph target (blend shape) of the exported mesh: the export vertices it moves, ascending,
+/// each with its position delta (3 floats, export frame, metres).
+struct ExportMorph {
+  std::string name;
+  std::vector<std::uint32_t> vertices;
+  std::vector<float> deltas;
+};
+
 struct ExportModel {
   // Skeleton, parents first. Bones point along their local +Y, as in Blender.
   std::vector<std::string> names;         ///< export names (see exportName)
@@ -47,6 +55,7 @@ struct ExportModel {
   std::vector<std::uint32_t> source_vertex;    ///< per export vertex: index in the input mesh
 
   Skin skin;  ///< influences per export vertex (bones index this skeleton); empty if none given
+  std::vector<ExportMorph> morphs;  ///< morph targets, applied to the bind-pose mesh before skinning
 
   std::size_t vertexCount() const { return positions.size() / 3; }
 };
@@ -58,6 +67,14 @@ Eigen::Matrix4d rigToExportFrame();
 /// A name valid in G4MF and safe everywhere: each of " # * . : | ? @ < > { } [ ] / \ % and every
 /// control character becomes '_' ("upperarm01.L" -> "upperarm01_L"); empty -> "_".
 std::string exportName(std::string_view name);
+
+/// Adds a morph target to `model` from sparse offsets in the input mesh's frame (a MakeHuman
+/// target as shapeBody applies it: `source_vertices[k]` moves by offsets[3k..3k+2]): every export
+/// vertex split from a listed source vertex moves by the offset in the export frame. Offsets that
+/// are zero there are left out; a source vertex listed twice adds up. Rejects (kRange) a source
+/// vertex beyond the input mesh and (kUsage) offsets not 3 per vertex.
+[[nodiscard]] Status addExportMorph(ExportModel& model, std::string name, std::size_t source_vertex_count,
+                                    std::span<const std::uint32_t> source_vertices, std::span<const double> offsets);
 
 /// Makes `name` unique against `taken` by appending _2, _3, ... and records it.
 std::string uniqueName(std::vector<std::string>& taken, const std::string& name);

@@ -60,6 +60,14 @@ struct G4mfWriteOptions {
 
 /// What readG4mf extracts: the first skeleton node's bones and the mesh skinned by it (else the
 /// first mesh). Matrices are 4x4 affine, column vectors.
+/// A blend shape as stored: vertex indices and their position offsets (3 each).
+struct G4mfBlendShape {
+  std::string name;
+  double amount = 0.0;  ///< the mesh's blend.amounts entry (0 when absent)
+  std::vector<std::uint32_t> vertices;
+  std::vector<float> offsets;
+};
+
 struct G4mfDocument {
   int dimension = 3;
   bool binary = false;       ///< the file was .g4b
@@ -95,6 +103,8 @@ struct G4mfDocument {
   std::vector<std::uint32_t> skin_groups;       ///< group k is driven by joints[k]
   std::vector<float> skin_weights;
   std::vector<std::string> group_names;
+
+  std::vector<G4mfBlendShape> blend_shapes;  ///< the mesh's blend shapes (position targets), in order
 
   std::size_t vertexCount() const { return positions.size() / 3; }
 };

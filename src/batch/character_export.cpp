@@ -6,6 +6,7 @@
 #include "rigfit/file_io.hpp"
 #include "rigfit/g4mf.hpp"
 #include "rigfit/gltf.hpp"
+#include "rigfit/shape.hpp"
 
 namespace rigfit {
 
@@ -44,6 +45,22 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   }
   auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads}, mesh->positions, bind);
   if (!model) return model.error();
+  if (!o.morphs.empty()) {
+    if (pose_request.any())
+      return makeError(ErrorCode::kUsage, "export: morph targets with a pose as the bind pose are not supported (export them on the rest pose)");
+    TargetCache targets(data);
+    const std::size_t n = c.mesh.vertexCount();
+    for (const std::string& spec : o.morphs) {
+      const std::size_t eq = spec.find('=');
+      const std::string path = spec.substr(0, eq);
+      std::string name = eq == std::string::npos ? path.substr(path.rfind('/') + 1) : spec.substr(eq + 1);
+      if (path.empty() || name.empty())
+        return makeError(ErrorCode::kUsage, "--morph \"" + spec + "\": expected PATH or PATH=NAME (PATH relative to targets/)");
+      auto target = targets.get(path, n);
+      if (!target) return target.error();
+      RIGFIT_TRY(addExportMorph(*model, std::move(name), n, (*target)->vertices, (*target)->offsets));
+    }
+  }
 
   Json& report = out.report = Json::object();
   report.set("format", format);
@@ -58,6 +75,16 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     report.set("removed_bones", std::move(removed));
   }
   report.set("vertices", static_cast<std::int64_t>(model->vertexCount()));
+  if (!model->morphs.empty()) {
+    Json morphs = Json::array();
+    for (const ExportMorph& m : model->morphs) {
+      Json e = Json::object();
+      e.set("name", m.name);
+      e.set("vertices", static_cast<std::int64_t>(m.vertices.size()));
+      morphs.push(std::move(e));
+    }
+    report.set("morphs", std::move(morphs));
+  }
   report.set("triangles", static_cast<std::int64_t>(model->triangles.size() / 3));
   std::size_t unweighted = 0;
   for (std::size_t v = 0; v < model->vertexCount(); ++v) unweighted += model->skin.influenceCount(v) == 0;

@@ -164,7 +164,15 @@ Status parsePose(const Checker& ck, const Json& v, PoseRequest& pose) {
 }
 
 Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) {
-  RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "deform_only", "compress", "embed"}));
+  RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "deform_only", "compress", "embed", "morphs"}));
+  if (const Json* x = v.find("morphs")) {
+    if (!x->isArray()) return ck.error("export.morphs", std::string("expected an array of \"PATH[=NAME]\" strings, found ") + jsonTypeName(x->type()));
+    for (std::size_t i = 0; i < x->size(); ++i) {
+      std::string morph;
+      RIGFIT_TRY(ck.string(x->items()[i], jsonPathIndex("export.morphs", i), morph));
+      o.morphs.push_back(std::move(morph));
+    }
+  }
   if (const Json* x = v.find("influences")) RIGFIT_TRY(ck.choice(*x, "export.influences", {4, 8}, o.influences));
   if (const Json* x = v.find("quantize")) RIGFIT_TRY(ck.boolean(*x, "export.quantize", o.quantize));
   if (const Json* x = v.find("weight_bits")) RIGFIT_TRY(ck.choice(*x, "export.weight_bits", {8, 16}, o.weight_bits));

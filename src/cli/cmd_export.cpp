@@ -16,6 +16,7 @@ struct ExportArgs {
   bool embed = false, quantize = false, keep_helpers = false, compress = false, deform_only = false;
   int influences = 4;
   int weight_bits = 8;
+  std::vector<std::string> morphs;
 };
 
 int runExport(const ExportArgs& a) {
@@ -26,7 +27,8 @@ int runExport(const ExportArgs& a) {
                                  .weight_bits = a.weight_bits,
                                  .keep_helpers = a.keep_helpers,
                                  .deform_only = a.deform_only,
-                                 .compress = a.compress};
+                                 .compress = a.compress,
+                                 .morphs = a.morphs};
   if (options.format.empty())
     return reportError(makeError(ErrorCode::kUsage, a.out + ": cannot tell the format from the extension; use .glb, .gltf, .g4tf or .g4b, or --format"));
   if (a.pose.any() && !a.apply_pose_as_rest)
@@ -68,6 +70,9 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--deform-only", args->deform_only, "keep only bones that carry weight, re-parented across removed ones, one root");
   cmd->add_flag("--keep-helpers", args->keep_helpers, "keep helper geometry and joint cubes");
   cmd->add_flag("--compress", args->compress, ".g4b: Zstandard-compress the JSON and buffer chunks");
+  cmd->add_option("--morph", args->morphs,
+                  "target PATH[=NAME] relative to the data's targets/ (e.g. expression/units/caucasian/mouth-open=jawOpen), "
+                  "exported as a morph target / blend shape with weight 0 (repeatable)");
   cmd->add_option("--report", args->report, "write a JSON report: joints, vertices, influences dropped, warnings");
   cmd->callback([args, &exit_code] { exit_code = runExport(*args); });
 }

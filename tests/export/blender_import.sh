@@ -23,4 +23,5 @@ check() {  # check NAME RIG [export options]
 check game_engine game_engine
 check mixamo_unity mixamo_unity --influences 8 --quantize
 check openpose.deform openpose --deform-only
+check morphs game_engine --morph expression/units/caucasian/mouth-open=jawOpen --morph nose/nose-base-up
 echo "passed"

@@ -18,7 +18,11 @@ python3 "$SRC/tests/export/map_weights.py" "$DATA" rigify "$TMP/w.rigify.json"
 "$RIGFIT" export --data "$DATA" --rig openpose --deform-only --out "$TMP/openpose.deform.g4tf"
 "$RIGFIT" export --data "$DATA" --rig default --weights "$TMP/w.default.json" --deform-only --out "$TMP/default.deform.g4b"
 "$RIGFIT" export --data "$DATA" --rig rigify.human --weights "$TMP/w.rigify.json" --deform-only --out "$TMP/rigify.deform.g4tf"
-files+=("$TMP/openpose.deform.g4tf" "$TMP/default.deform.g4b" "$TMP/rigify.deform.g4tf")
+# Blend shapes from MakeHuman expression targets.
+"$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/morphs.g4tf" \
+  --morph expression/units/caucasian/mouth-open=jawOpen --morph expression/units/caucasian/eye-left-closure
+"$RIGFIT" export --data "$DATA" --rig mixamo --out "$TMP/morphs.z.g4b" --compress --keep-helpers --morph nose/nose-base-up
+files+=("$TMP/openpose.deform.g4tf" "$TMP/default.deform.g4b" "$TMP/rigify.deform.g4tf" "$TMP/morphs.g4tf" "$TMP/morphs.z.g4b")
 "$RIGFIT" validate --quiet "${files[@]}"
 bash "$SRC/tools/g4mf/check.sh" "${files[@]}"
 echo "${#files[@]} passed, 0 failed"

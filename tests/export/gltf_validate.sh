@@ -19,7 +19,12 @@ done
 "$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/embedded.gltf" --embed
 "$RIGFIT" export --out "$TMP/demo.glb"
 "$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/posed.glb" --pose game_engine_fk/t-pose.json --apply-pose-as-rest
-files+=("$TMP/separate.gltf" "$TMP/embedded.gltf" "$TMP/demo.glb" "$TMP/posed.glb")
+# Morph targets (sparse POSITION deltas) on the body, with 16-bit and (helpers kept) 16-bit indices.
+"$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/morphs.glb" --macro gender=1 \
+  --morph expression/units/caucasian/mouth-open=jawOpen --morph expression/units/caucasian/eye-left-closure
+"$RIGFIT" export --data "$DATA" --rig mixamo --out "$TMP/morphs.gltf" --keep-helpers --influences 8 --quantize \
+  --morph expression/units/african/mouth-open --morph nose/nose-base-up
+files+=("$TMP/separate.gltf" "$TMP/embedded.gltf" "$TMP/demo.glb" "$TMP/posed.glb" "$TMP/morphs.glb" "$TMP/morphs.gltf")
 # --deform-only: rigs that lose bones (Root; openpose's small toes and its three root trees), and
 # default / Rigify with game_engine's weights renamed to their bones (their own weights are not in
 # the data folder), where many bones carry no weight. The report's joint count is checked too.

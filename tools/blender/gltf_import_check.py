@@ -25,7 +25,9 @@ glTF's Y up back to Z up) and compared with rigfit:
 - mesh: each imported vertex against the nearest vertex of the body OBJ (the export drops helpers
   and joint cubes and splits vertices at UV seams, so the match is by position), and the mesh as
   evaluated with its armature modifier in the rest pose against the mesh data (skin bound right:
-  the rest pose does not move it).
+  the rest pose does not move it);
+- morph targets: a shape key per target, named from extras.targetNames, moving as many vertices
+  as far as the file's deltas.
 Exit status 1 (with --python-exit-code 1) when a head, a mesh vertex or the rest-pose skinning is
 off by more than --tol metres.
 """
@@ -47,13 +49,29 @@ def f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-def glb_json(path):
+def glb_chunks(path):
     with open(path, "rb") as f:
         data = f.read()
     if data[:4] != b"glTF":
         raise SystemExit(f"{path}: not a .glb")
     length = struct.unpack_from("<I", data, 12)[0]
-    return json.loads(data[20:20 + length])
+    return json.loads(data[20:20 + length]), data[20 + length + 8:]
+
+
+def morph_deltas(gltf, binary):
+    """Per morph target of the first primitive: the largest delta length and how many vertices move."""
+    out = []
+    for target in gltf["meshes"][0]["primitives"][0].get("targets", []):
+        sparse = gltf["accessors"][target["POSITION"]].get("sparse")
+        if not sparse:
+            out.append((0.0, 0))
+            continue
+        view = gltf["bufferViews"][sparse["values"]["bufferView"]]
+        start = view.get("byteOffset", 0) + sparse["values"].get("byteOffset", 0)
+        values = struct.unpack_from(f"<{3 * sparse['count']}f", binary, start)
+        lengths = [Vector(values[3 * k:3 * k + 3]).length for k in range(sparse["count"])]
+        out.append((max(lengths), sum(1 for x in lengths if x > 0)))
+    return out
 
 
 def obj_vertices(path):
@@ -79,7 +97,7 @@ def main():
     ap.add_argument("--out")
     args = ap.parse_args(argv)
 
-    gltf = glb_json(args.glb)
+    gltf, binary = glb_chunks(args.glb)
     node_source = {n["name"]: n.get("extras", {}).get("name", n["name"]) for n in gltf["nodes"]}
     with open(args.skeleton, encoding="utf-8") as f:
         rigfit_bones = {b["name"]: b for b in json.load(f)["bones"]}
@@ -130,6 +148,20 @@ def main():
     has_armature_modifier = any(m.type == "ARMATURE" and m.object == arm for m in body.modifiers)
     evaluated.to_mesh_clear()
 
+    # Morph targets: one shape key each, named from extras.targetNames, moving as many vertices
+    # as far as the file says (compared order-free: lengths do not depend on the vertex order).
+    names = gltf["meshes"][0].get("extras", {}).get("targetNames", [])
+    keys = body.data.shape_keys.key_blocks if body.data.shape_keys else []
+    shape_err = 0.0
+    shape_keys_ok = len(keys) == (len(names) + 1 if names else 0)
+    if names and shape_keys_ok:
+        basis = keys[0].data
+        for name, (longest, moved), key in zip(names, morph_deltas(gltf, binary), keys[1:]):
+            shape_keys_ok = shape_keys_ok and key.name == name
+            lengths = [(k.co - b.co).length for k, b in zip(key.data, basis)]
+            shape_err = max(shape_err, abs(max(lengths) - longest))
+            shape_keys_ok = shape_keys_ok and sum(1 for x in lengths if x > 0) == moved
+
     report = {
         "blender": bpy.app.version_string,
         "glb": args.glb,
@@ -143,17 +175,20 @@ def main():
         "max_mesh_error_m": mesh_err,
         "armature_modifier": has_armature_modifier,
         "max_rest_skinning_error_m": rest_err,
+        "shape_keys": [k.name for k in keys],
+        "max_shape_key_error_m": shape_err,
     }
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text + "\n")
-    ok = (worst["head"][0] <= args.tol and mesh_err <= args.tol and rest_err <= args.tol and has_armature_modifier)
+    ok = (worst["head"][0] <= args.tol and mesh_err <= args.tol and rest_err <= args.tol and has_armature_modifier
+          and shape_keys_ok and shape_err <= args.tol)
     if args.heuristic == "BLENDER":  # only this option keeps the nodes' bone frames
         ok = ok and worst["frame"][0] <= args.frame_tol
     if not ok:
-        raise SystemExit(f"gltf_import_check: difference above {args.tol} m / {args.frame_tol} (or no armature modifier)")
+        raise SystemExit(f"gltf_import_check: difference above {args.tol} m / {args.frame_tol} (or no armature modifier, or shape keys that do not match)")
 
 
 main()

@@ -1958,6 +1958,28 @@ Expected<G4mfDocument> extract(const Checker& c, std::string_view label) {
     if (const Json* names = skin->find("groupNames"))
       for (const Json& name : names->items()) out.group_names.push_back(name.asString());
   }
+
+  if (const Json* blend = m.find("blend")) {
+    const std::string bp = at(mp, "blend");
+    const Json& shapes = *blend->find("shapes");
+    const Json* amounts = blend->find("amounts");
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      const Json& shape = shapes.items()[k];
+      G4mfBlendShape out_shape;
+      if (const Json* name = shape.find("name"); name && name->isString()) out_shape.name = name->asString();
+      out_shape.amount = amounts ? amounts->items()[k].asDouble() : 0.0;
+      if (const Json* pos = shape.find("position")) {
+        const Accessor& ia = acc(pos->find("indices"));
+        const Accessor& oa = acc(pos->find("offsets"));
+        if (!ia.data || !oa.data) return unavailable(at(at(at(bp, "shapes"), k), "position"));
+        if (oa.vector_size != 3)
+          return readError(label, at(at(at(bp, "shapes"), k), "position"), "only 3-component offsets are read", ErrorCode::kUnsupported);
+        for (u64 i = 0; i < ia.count; ++i) out_shape.vertices.push_back(static_cast<std::uint32_t>(ia.integer(i)));
+        for (u64 i = 0; i < oa.components(); ++i) out_shape.offsets.push_back(static_cast<float>(oa.real(i)));
+      }
+      out.blend_shapes.push_back(std::move(out_shape));
+    }
+  }
   return out;
 }
 

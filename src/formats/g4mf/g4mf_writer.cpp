@@ -229,6 +229,12 @@ Status checkModel(const ExportModel& m) {
   if (m.triangles.size() % 3) return usage("triangles are not 3 indices each");
   for (std::uint32_t v : m.triangles)
     if (v >= nv) return makeError(ErrorCode::kRange, "G4MF: triangle index " + std::to_string(v) + " beyond the vertices");
+  for (const ExportMorph& morph : m.morphs) {
+    if (morph.deltas.size() != 3 * morph.vertices.size()) return usage("morph \"" + morph.name + "\": deltas are not 3 per vertex");
+    for (std::size_t i = 0; i < morph.vertices.size(); ++i)
+      if (morph.vertices[i] >= nv || (i > 0 && morph.vertices[i] <= morph.vertices[i - 1]))
+        return usage("morph \"" + morph.name + "\": vertices are not ascending within the mesh");
+  }
   if (!m.polygon_offsets.empty()) {
     if (m.polygon_offsets.front() != 0 || m.polygon_offsets.back() != m.polygon_corners.size())
       return usage("polygon offsets do not match the corners");
@@ -486,6 +492,34 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
     skin.set("groups", skin_groups_acc);
     skin.set("weights", weights_acc);
     mesh.set("skin", std::move(skin));
+  }
+  if (!m.morphs.empty()) {
+    // Blend shapes: each morph's vertices as G4MF vertices (the first export vertex of each
+    // merged G4MF vertex carries it; merged vertices share their source vertex, so their delta).
+    Json shapes = Json::array();
+    for (const ExportMorph& morph : m.morphs) {
+      std::vector<std::uint32_t> indices;
+      std::vector<float> offsets;
+      for (std::size_t i = 0; i < morph.vertices.size(); ++i) {
+        const std::uint32_t e = morph.vertices[i];
+        const std::uint32_t g = g4_of[e];
+        if (first_export[g] != e) continue;
+        indices.push_back(g);
+        offsets.insert(offsets.end(), &morph.deltas[3 * i], &morph.deltas[3 * i] + 3);
+      }
+      Json shape = Json::object();
+      shape.set("name", uniqueName(taken, exportName(morph.name)));
+      if (!indices.empty()) {
+        Json position = Json::object();
+        position.set("indices", b.indices(indices, maxOf(indices), 1));
+        position.set("offsets", b.floats(offsets, 3));
+        shape.set("position", std::move(position));
+      }
+      shapes.push(std::move(shape));
+    }
+    Json blend = Json::object();
+    blend.set("shapes", std::move(shapes));
+    mesh.set("blend", std::move(blend));
   }
   Json meshes = Json::array();
   meshes.push(std::move(mesh));

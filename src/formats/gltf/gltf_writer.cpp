@@ -49,9 +49,10 @@ class BufferBuilder {
   int copy(const std::vector<T>& data, int target) {
     return view<T>(data.size(), target, data.empty() ? nullptr : data.data());
   }
+  // view < 0: no bufferView (all zeros, unless sparse values are added).
   int accessor(int view, int component_type, std::size_t count, const char* type, bool normalized = false) {
     Json a = Json::object();
-    a.set("bufferView", view);
+    if (view >= 0) a.set("bufferView", view);
     a.set("componentType", component_type);
     if (normalized) a.set("normalized", true);
     a.set("count", static_cast<std::int64_t>(count));
@@ -142,12 +143,21 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
     return makeError(ErrorCode::kUsage, "glTF: quantised weights must have 8 or 16 bits");
   if (nb == 0) return makeError(ErrorCode::kUsage, "glTF: the skeleton has no bones");
   if (nv == 0) return makeError(ErrorCode::kUsage, "glTF: the mesh has no vertices");
+  for (const ExportMorph& morph : model.morphs) {
+    if (morph.deltas.size() != 3 * morph.vertices.size())
+      return makeError(ErrorCode::kUsage, "glTF: morph \"" + morph.name + "\": deltas are not 3 per vertex");
+    for (std::size_t i = 0; i < morph.vertices.size(); ++i)
+      if (morph.vertices[i] >= nv || (i > 0 && morph.vertices[i] <= morph.vertices[i - 1]))
+        return makeError(ErrorCode::kUsage, "glTF: morph \"" + morph.name + "\": vertices are not ascending within the mesh");
+  }
 
   BufferBuilder b;
   // Every stream, each padded to 4: positions, normals, UVs, joints (up to 2 bytes) and weights
   // (up to 4 bytes) per influence, indices, inverse bind matrices; and room for the .glb's
   // header and JSON in front (about 300 bytes a bone).
-  b.reserve(nv * (12 + 12 + 8 + 6 * static_cast<std::size_t>(k)) + 4 * model.triangles.size() + 64 * nb + 64 +
+  std::size_t morph_bytes = 0;  // sparse indices (up to 4 bytes) and deltas; about 400 bytes of JSON each
+  for (const ExportMorph& morph : model.morphs) morph_bytes += 16 * morph.vertices.size() + 8 + 400;
+  b.reserve(nv * (12 + 12 + 8 + 6 * static_cast<std::size_t>(k)) + 4 * model.triangles.size() + 64 * nb + 64 + morph_bytes +
             (options.container == GltfContainer::kGlb ? 4096 + 512 * nb : 0));
   // Vertex streams.
   const int pos_acc = b.accessor(b.copy(model.positions, kArrayBuffer), kFloat, nv, "VEC3");
@@ -204,6 +214,44 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
     idx_acc = b.accessor(view, kUnsignedShort, model.triangles.size(), "SCALAR");
   } else {
     idx_acc = b.accessor(b.copy(model.triangles, kElementArrayBuffer), kUnsignedInt, model.triangles.size(), "SCALAR");
+  }
+
+  // Morph targets: sparse POSITION deltas (zero where a target does not move a vertex), with the
+  // bounds over every vertex, zeros included, as the specification requires.
+  std::vector<int> morph_acc;
+  for (const ExportMorph& morph : model.morphs) {
+    const std::size_t count = morph.vertices.size();
+    float mlo[3] = {0.0f, 0.0f, 0.0f}, mhi[3] = {0.0f, 0.0f, 0.0f};
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::size_t c = 0; c < 3; ++c) {
+        mlo[c] = std::min(mlo[c], morph.deltas[3 * i + c]);
+        mhi[c] = std::max(mhi[c], morph.deltas[3 * i + c]);
+      }
+    const int acc = b.accessor(-1, kFloat, nv, "VEC3");
+    Json& a = b.lastAccessor();
+    a.set("min", numbers({mlo[0], mlo[1], mlo[2]}));
+    a.set("max", numbers({mhi[0], mhi[1], mhi[2]}));
+    if (count > 0) {
+      Json sparse = Json::object();
+      sparse.set("count", static_cast<std::int64_t>(count));
+      Json sparse_indices = Json::object();
+      if (nv <= 65535) {
+        const int view = b.view<std::uint16_t>(count, 0);
+        std::uint16_t* out = b.at<std::uint16_t>(view);
+        for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<std::uint16_t>(morph.vertices[i]);
+        sparse_indices.set("bufferView", view);
+        sparse_indices.set("componentType", kUnsignedShort);
+      } else {
+        sparse_indices.set("bufferView", b.copy(morph.vertices, 0));
+        sparse_indices.set("componentType", kUnsignedInt);
+      }
+      sparse.set("indices", std::move(sparse_indices));
+      Json sparse_values = Json::object();
+      sparse_values.set("bufferView", b.copy(morph.deltas, 0));
+      sparse.set("values", std::move(sparse_values));
+      a.set("sparse", std::move(sparse));
+    }
+    morph_acc.push_back(acc);
   }
 
   // Bones: TRS relative to the parent; inverse bind matrices from exactly those TRS.
@@ -270,11 +318,33 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   primitive.set("attributes", std::move(attributes));
   primitive.set("indices", idx_acc);
   primitive.set("mode", 4);
+  if (!morph_acc.empty()) {
+    Json targets = Json::array();
+    for (int acc : morph_acc) {
+      Json t = Json::object();
+      t.set("POSITION", acc);
+      targets.push(std::move(t));
+    }
+    primitive.set("targets", std::move(targets));
+  }
   Json primitives = Json::array();
   primitives.push(std::move(primitive));
   Json mesh = Json::object();
   mesh.set("name", "Body");
   mesh.set("primitives", std::move(primitives));
+  if (!morph_acc.empty()) {
+    // Default weights 0; the names in extras.targetNames, the convention Blender, three.js,
+    // Babylon.js and Unity's importers read.
+    Json weights = Json::array(), names = Json::array();
+    for (const ExportMorph& morph : model.morphs) {
+      weights.push(0.0);
+      names.push(morph.name);
+    }
+    mesh.set("weights", std::move(weights));
+    Json extras = Json::object();
+    extras.set("targetNames", std::move(names));
+    mesh.set("extras", std::move(extras));
+  }
 
   Json joints = Json::array();
   for (std::size_t i = 0; i < nb; ++i) joints.push(static_cast<std::int64_t>(1 + i));

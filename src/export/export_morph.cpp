@@ -1,0 +1,53 @@
+// Morph targets on the exported mesh: MakeHuman targets (sparse offsets on the input mesh) carried
+// through the vertex split and the change to the export frame.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "rigfit/export_model.hpp"
+
+namespace rigfit {
+
+Status addExportMorph(ExportModel& model, std::string name, std::size_t source_vertex_count,
+                      std::span<const std::uint32_t> source_vertices, std::span<const double> offsets) {
+  if (offsets.size() != 3 * source_vertices.size())
+    return makeError(ErrorCode::kUsage, "morph \"" + name + "\": " + std::to_string(offsets.size()) + " offsets for " +
+                                            std::to_string(source_vertices.size()) + " vertices (3 each expected)");
+  // The summed offset of each listed source vertex (input frame), found through a slot per vertex.
+  constexpr std::uint32_t kUnlisted = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> slot(source_vertex_count, kUnlisted);
+  std::vector<double> sum;
+  sum.reserve(offsets.size());
+  for (std::size_t k = 0; k < source_vertices.size(); ++k) {
+    const std::uint32_t v = source_vertices[k];
+    if (v >= source_vertex_count)
+      return makeError(ErrorCode::kRange, "morph \"" + name + "\": vertex " + std::to_string(v) + " is beyond the mesh of " +
+                                              std::to_string(source_vertex_count) + " vertices");
+    if (slot[v] == kUnlisted) {
+      slot[v] = static_cast<std::uint32_t>(sum.size() / 3);
+      sum.insert(sum.end(), 3, 0.0);
+    }
+    for (std::size_t c = 0; c < 3; ++c) sum[3 * std::size_t(slot[v]) + c] += offsets[3 * k + c];
+  }
+  // Deltas are linear: the rotation part of the change of frame only (as the positions, in double).
+  const Eigen::Matrix3d c3 = rigToExportFrame().topLeftCorner<3, 3>();
+  ExportMorph morph;
+  morph.name = std::move(name);
+  const std::size_t ne = model.vertexCount();
+  for (std::size_t e = 0; e < ne; ++e) {
+    const std::size_t s = model.source_vertex.empty() ? e : model.source_vertex[e];
+    if (s >= source_vertex_count || slot[s] == kUnlisted) continue;
+    const double* o = &sum[3 * std::size_t(slot[s])];
+    const Eigen::Vector3d d = c3 * Eigen::Vector3d(o[0], o[1], o[2]);
+    const float f[3] = {static_cast<float>(d.x()), static_cast<float>(d.y()), static_cast<float>(d.z())};
+    if (f[0] == 0.0f && f[1] == 0.0f && f[2] == 0.0f) continue;
+    morph.vertices.push_back(static_cast<std::uint32_t>(e));
+    morph.deltas.insert(morph.deltas.end(), f, f + 3);
+  }
+  model.morphs.push_back(std::move(morph));
+  return {};
+}
+
+}  // namespace rigfit

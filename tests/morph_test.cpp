@@ -1,0 +1,212 @@
+// Morph targets (glTF) / blend shapes (G4MF): MakeHuman targets carried through the vertex split
+// and the change of frame, written sparse, read back by tinygltf and by rigfit's G4MF reader.
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <tiny_gltf.h>
+
+#include "rigfit/character.hpp"
+#include "rigfit/character_export.hpp"
+#include "rigfit/export_model.hpp"
+#include "rigfit/g4mf.hpp"
+#include "rigfit/gltf.hpp"
+#include "test_util.hpp"
+
+namespace rigfit {
+namespace {
+
+// One bone, a quad whose source vertex 1 was split in two (export vertices 1 and 2).
+ExportModel splitQuad() {
+  ExportModel m;
+  m.names = {"Root"};
+  m.source_names = {"root"};
+  m.parents = {-1};
+  m.bind_global = {Eigen::Matrix4d::Identity()};
+  m.bind_local = m.bind_global;
+  m.lengths = {1.0};
+  m.rolls = {0.0};
+  m.heads = {Eigen::Vector3d(0, 0, 0)};
+  m.tails = {Eigen::Vector3d(0, 1, 0)};
+  m.positions = {0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0};
+  m.normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+  m.triangles = {0, 1, 3, 2, 3, 1};
+  m.source_vertex = {0, 1, 1, 2};
+  m.skin.vertex_count = 4;
+  m.skin.offsets = {0, 1, 2, 3, 4};
+  m.skin.bones = {0, 0, 0, 0};
+  m.skin.weights = {1, 1, 1, 1};
+  return m;
+}
+
+TEST(ExportMorph, CarriesTargetsThroughTheSplitAndTheFrame) {
+  ExportModel m = splitQuad();
+  // Source vertex 1 listed twice (the offsets add up), vertex 0 with a zero offset (left out).
+  const std::vector<std::uint32_t> vertices = {1, 2, 1, 0};
+  const std::vector<double> offsets = {1, 2, 3, 0, 0, -1, 0.5, 0, 0, 0, 0, 0};
+  ASSERT_TRUE(addExportMorph(m, "smile", 3, vertices, offsets).ok());
+  ASSERT_EQ(m.morphs.size(), 1u);
+  const ExportMorph& morph = m.morphs[0];
+  EXPECT_EQ(morph.name, "smile");
+  // (x, y, z) in the rig frame is (x, z, -y) in the export frame.
+  EXPECT_EQ(morph.vertices, (std::vector<std::uint32_t>{1, 2, 3}));
+  EXPECT_EQ(morph.deltas, (std::vector<float>{1.5f, 3.0f, -2.0f, 1.5f, 3.0f, -2.0f, 0.0f, -1.0f, 0.0f}));
+
+  auto beyond = addExportMorph(m, "far", 3, std::vector<std::uint32_t>{5}, std::vector<double>{1, 0, 0});
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error().code, ErrorCode::kRange);
+  EXPECT_EQ(beyond.error().message, "morph \"far\": vertex 5 is beyond the mesh of 3 vertices");
+  auto uneven = addExportMorph(m, "odd", 3, std::vector<std::uint32_t>{0}, std::vector<double>{1, 0});
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_EQ(uneven.error().code, ErrorCode::kUsage);
+  EXPECT_EQ(m.morphs.size(), 1u);  // nothing added on an error
+}
+
+tinygltf::Model loadGlb(const std::string& bytes) {
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string err, warn;
+  EXPECT_TRUE(loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
+                                          static_cast<unsigned>(bytes.size())))
+      << err;
+  EXPECT_TRUE(warn.empty()) << warn;
+  return model;
+}
+
+// The dense deltas of a (sparse, or all-zero) POSITION target accessor.
+std::vector<float> denseTarget(const tinygltf::Model& g, int accessor) {
+  const tinygltf::Accessor& a = g.accessors[static_cast<std::size_t>(accessor)];
+  std::vector<float> out(3 * a.count, 0.0f);
+  EXPECT_EQ(a.bufferView, -1);  // no dense data: zeros plus the sparse entries
+  if (!a.sparse.isSparse) return out;
+  const auto bytesOf = [&](int view, int offset) {
+    const tinygltf::BufferView& v = g.bufferViews[static_cast<std::size_t>(view)];
+    return g.buffers[static_cast<std::size_t>(v.buffer)].data.data() + v.byteOffset + offset;
+  };
+  const unsigned char* idx = bytesOf(a.sparse.indices.bufferView, a.sparse.indices.byteOffset);
+  const float* val = reinterpret_cast<const float*>(bytesOf(a.sparse.values.bufferView, a.sparse.values.byteOffset));
+  for (int k = 0; k < a.sparse.count; ++k) {
+    const std::size_t v = a.sparse.indices.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT
+                              ? reinterpret_cast<const std::uint16_t*>(idx)[k]
+                              : reinterpret_cast<const std::uint32_t*>(idx)[k];
+    for (int c = 0; c < 3; ++c) out[3 * v + static_cast<std::size_t>(c)] = val[3 * k + c];
+  }
+  return out;
+}
+
+TEST(Gltf, MorphTargetsAreSparseNamedAndBounded) {
+  ExportModel m = splitQuad();
+  ASSERT_TRUE(addExportMorph(m, "smile", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}).ok());
+  ASSERT_TRUE(addExportMorph(m, "none", 3, std::vector<std::uint32_t>{}, std::vector<double>{}).ok());
+  const std::vector<std::uint16_t> joints(16, 0);
+  const std::vector<float> weights = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+  auto files = writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, {.container = GltfContainer::kGlb, .rig_name = "t"});
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  const tinygltf::Model g = loadGlb(files->main);
+  ASSERT_EQ(g.meshes.size(), 1u);
+  const tinygltf::Mesh& mesh = g.meshes[0];
+  EXPECT_EQ(mesh.weights, (std::vector<double>{0.0, 0.0}));
+  ASSERT_TRUE(mesh.extras.Has("targetNames"));
+  ASSERT_EQ(mesh.extras.Get("targetNames").ArrayLen(), 2u);
+  EXPECT_EQ(mesh.extras.Get("targetNames").Get(0).Get<std::string>(), "smile");
+  EXPECT_EQ(mesh.extras.Get("targetNames").Get(1).Get<std::string>(), "none");
+  const auto& targets = mesh.primitives[0].targets;
+  ASSERT_EQ(targets.size(), 2u);
+  const int smile = targets[0].at("POSITION"), none = targets[1].at("POSITION");
+  const tinygltf::Accessor& a = g.accessors[static_cast<std::size_t>(smile)];
+  EXPECT_EQ(a.count, 4u);
+  ASSERT_TRUE(a.sparse.isSparse);
+  EXPECT_EQ(a.sparse.count, 3);
+  EXPECT_EQ(denseTarget(g, smile), (std::vector<float>{0, 0, 0, 1, 3, -2, 1, 3, -2, 0, -1, 0}));
+  // Bounds over every vertex, the unlisted (zero) ones included.
+  EXPECT_EQ(a.minValues, (std::vector<double>{0, -1, -2}));
+  EXPECT_EQ(a.maxValues, (std::vector<double>{1, 3, 0}));
+  const tinygltf::Accessor& z = g.accessors[static_cast<std::size_t>(none)];
+  EXPECT_FALSE(z.sparse.isSparse);
+  EXPECT_EQ(denseTarget(g, none), std::vector<float>(12, 0.0f));
+  EXPECT_EQ(z.minValues, (std::vector<double>{0, 0, 0}));
+}
+
+TEST(G4mf, BlendShapesOnMergedVerticesWithUniqueNames) {
+  ExportModel m = splitQuad();
+  // A morph named like the bone gets a unique G4MF name; the split vertex is one G4MF vertex.
+  ASSERT_TRUE(addExportMorph(m, "Root", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}).ok());
+  auto bytes = writeG4mf(m, {.container = G4mfContainer::kText});
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+  auto doc = readG4mf(*bytes, "blend.g4tf");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  ASSERT_EQ(doc->vertexCount(), 3u);  // export vertices 1 and 2 merged
+  ASSERT_EQ(doc->blend_shapes.size(), 1u);
+  const G4mfBlendShape& s = doc->blend_shapes[0];
+  EXPECT_EQ(s.name, "Root_2");
+  EXPECT_EQ(s.amount, 0.0);
+  EXPECT_EQ(s.vertices, (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(s.offsets, (std::vector<float>{1, 3, -2, 0, -1, 0}));
+}
+
+// On the real body: a morph's deltas are exactly what the same target adds to the exported
+// positions when it shapes the body at weight 1 (same vertex split, as the OBJ has no normals).
+TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  const std::string target = "expression/units/caucasian/mouth-open";
+  CharacterOptions base_options;
+  base_options.rig = "game_engine";
+  auto base = loadCharacter(data, base_options);
+  ASSERT_TRUE(base.ok()) << base.error().message;
+  CharacterOptions shaped_options = base_options;
+  shaped_options.shape.targets = {{target, 1.0}};
+  auto shaped = loadCharacter(data, shaped_options);
+  ASSERT_TRUE(shaped.ok()) << shaped.error().message;
+
+  CharacterExportOptions options;
+  options.morphs = {target + "=jawOpen", "nose/nose-base-up"};
+  auto with_morphs = exportCharacter(data, *base, {}, options);
+  ASSERT_TRUE(with_morphs.ok()) << with_morphs.error().message;
+  auto plain_shaped = exportCharacter(data, *shaped, {}, {});
+  ASSERT_TRUE(plain_shaped.ok()) << plain_shaped.error().message;
+  const tinygltf::Model g = loadGlb(with_morphs->main);
+  const tinygltf::Model s = loadGlb(plain_shaped->main);
+  const auto positions = [](const tinygltf::Model& model) {
+    const tinygltf::Accessor& a = model.accessors[static_cast<std::size_t>(model.meshes[0].primitives[0].attributes.at("POSITION"))];
+    const tinygltf::BufferView& v = model.bufferViews[static_cast<std::size_t>(a.bufferView)];
+    const float* p = reinterpret_cast<const float*>(model.buffers[0].data.data() + v.byteOffset + a.byteOffset);
+    return std::vector<float>(p, p + 3 * a.count);
+  };
+  const std::vector<float> p0 = positions(g), p1 = positions(s);
+  ASSERT_EQ(p0.size(), p1.size());
+  ASSERT_EQ(g.meshes[0].primitives[0].targets.size(), 2u);
+  const std::vector<float> d = denseTarget(g, g.meshes[0].primitives[0].targets[0].at("POSITION"));
+  ASSERT_EQ(d.size(), p0.size());
+  std::size_t moved = 0;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < p0.size(); ++i) {
+    worst = std::max(worst, std::abs(double(p0[i]) + d[i] - p1[i]));
+    moved += d[i] != 0.0f;
+  }
+  EXPECT_LT(worst, 2e-7);  // float rounding of the shaped positions only
+  EXPECT_GT(moved, 1000u);
+  EXPECT_EQ(g.meshes[0].extras.Get("targetNames").Get(0).Get<std::string>(), "jawOpen");
+  EXPECT_EQ(g.meshes[0].extras.Get("targetNames").Get(1).Get<std::string>(), "nose-base-up");
+  // The report lists them; a pose as the bind pose, an empty name and a missing file are errors.
+  ASSERT_NE(with_morphs->report.find("morphs"), nullptr);
+  EXPECT_EQ(with_morphs->report.find("morphs")->size(), 2u);
+  PoseRequest pose;
+  pose.rotate = {"head=10,0,0"};
+  auto posed = exportCharacter(data, *base, pose, options);
+  ASSERT_FALSE(posed.ok());
+  EXPECT_NE(posed.error().message.find("morph targets with a pose as the bind pose are not supported"), std::string::npos);
+  options.morphs = {target + "="};
+  auto unnamed = exportCharacter(data, *base, {}, options);
+  ASSERT_FALSE(unnamed.ok());
+  EXPECT_NE(unnamed.error().message.find("expected PATH or PATH=NAME"), std::string::npos);
+  options.morphs = {"expression/none"};
+  auto missing = exportCharacter(data, *base, {}, options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("expression/none.target.gz: no such target"), std::string::npos) << missing.error().message;
+}
+
+}  // namespace
+}  // namespace rigfit
