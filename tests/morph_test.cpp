@@ -54,6 +54,17 @@ TEST(ExportMorph, CarriesTargetsThroughTheSplitAndTheFrame) {
   EXPECT_EQ(morph.vertices, (std::vector<std::uint32_t>{1, 2, 3}));
   EXPECT_EQ(morph.deltas, (std::vector<float>{1.5f, 3.0f, -2.0f, 1.5f, 3.0f, -2.0f, 0.0f, -1.0f, 0.0f}));
 
+  // With normal deltas (per input vertex): vertex 0 does not move but its normal turns, so it is
+  // listed with a zero position delta; the split vertex carries its normal delta twice.
+  const std::vector<float> normal_deltas = {0, 0.5f, 0, 0, 0, 0, 0.25f, 0, 0};
+  ASSERT_TRUE(addExportMorph(m, "turn", 3, std::vector<std::uint32_t>{1}, std::vector<double>{1, 0, 0}, normal_deltas).ok());
+  const ExportMorph& turn = m.morphs[1];
+  EXPECT_EQ(turn.vertices, (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(turn.deltas, (std::vector<float>{0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(turn.normal_deltas, (std::vector<float>{0, 0, -0.5f, 0, 0, 0, 0, 0, 0, 0.25f, 0, 0}));
+  m.morphs.pop_back();
+  EXPECT_FALSE(addExportMorph(m, "short", 3, std::vector<std::uint32_t>{1}, std::vector<double>{1, 0, 0}, std::vector<float>{0, 0, 0}).ok());
+
   auto beyond = addExportMorph(m, "far", 3, std::vector<std::uint32_t>{5}, std::vector<double>{1, 0, 0});
   ASSERT_FALSE(beyond.ok());
   EXPECT_EQ(beyond.error().code, ErrorCode::kRange);
@@ -169,13 +180,14 @@ TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
   ASSERT_TRUE(plain_shaped.ok()) << plain_shaped.error().message;
   const tinygltf::Model g = loadGlb(with_morphs->main);
   const tinygltf::Model s = loadGlb(plain_shaped->main);
-  const auto positions = [](const tinygltf::Model& model) {
-    const tinygltf::Accessor& a = model.accessors[static_cast<std::size_t>(model.meshes[0].primitives[0].attributes.at("POSITION"))];
+  const auto positions = [](const tinygltf::Model& model, const char* attribute) {
+    const tinygltf::Accessor& a = model.accessors[static_cast<std::size_t>(model.meshes[0].primitives[0].attributes.at(attribute))];
     const tinygltf::BufferView& v = model.bufferViews[static_cast<std::size_t>(a.bufferView)];
     const float* p = reinterpret_cast<const float*>(model.buffers[0].data.data() + v.byteOffset + a.byteOffset);
     return std::vector<float>(p, p + 3 * a.count);
   };
-  const std::vector<float> p0 = positions(g), p1 = positions(s);
+  const std::vector<float> p0 = positions(g, "POSITION"), p1 = positions(s, "POSITION");
+  const std::vector<float> n0 = positions(g, "NORMAL"), n1 = positions(s, "NORMAL");
   ASSERT_EQ(p0.size(), p1.size());
   ASSERT_EQ(g.meshes[0].primitives[0].targets.size(), 2u);
   const std::vector<float> d = denseTarget(g, g.meshes[0].primitives[0].targets[0].at("POSITION"));
@@ -188,6 +200,17 @@ TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
   }
   EXPECT_LT(worst, 2e-7);  // float rounding of the shaped positions only
   EXPECT_GT(moved, 1000u);
+  // The NORMAL target: the shaped body's normals (vertices around the moved ones change too).
+  const std::vector<float> dn = denseTarget(g, g.meshes[0].primitives[0].targets[0].at("NORMAL"));
+  ASSERT_EQ(dn.size(), n0.size());
+  double worst_normal = 0.0;
+  std::size_t turned = 0;
+  for (std::size_t i = 0; i < n0.size(); ++i) {
+    worst_normal = std::max(worst_normal, std::abs(double(n0[i]) + dn[i] - n1[i]));
+    turned += dn[i] != 0.0f;
+  }
+  EXPECT_LT(worst_normal, 1e-6);
+  EXPECT_GT(turned, moved);
   EXPECT_EQ(g.meshes[0].extras.Get("targetNames").Get(0).Get<std::string>(), "jawOpen");
   EXPECT_EQ(g.meshes[0].extras.Get("targetNames").Get(1).Get<std::string>(), "nose-base-up");
   // The report lists them; a pose as the bind pose, an empty name and a missing file are errors.

@@ -30,7 +30,8 @@ struct ExportOptions {
 struct ExportMorph {
   std::string name;
   std::vector<std::uint32_t> vertices;
-  std::vector<float> deltas;
+  std::vector<float> deltas;         ///< position deltas, 3 per listed vertex (may be 0 where only the normal changes)
+  std::vector<float> normal_deltas;  ///< normal deltas, 3 per listed vertex; empty: none
 };
 
 struct ExportModel {
@@ -73,8 +74,11 @@ std::string exportName(std::string_view name);
 /// vertex split from a listed source vertex moves by the offset in the export frame. Offsets that
 /// are zero there are left out; a source vertex listed twice adds up. Rejects (kRange) a source
 /// vertex beyond the input mesh and (kUsage) offsets not 3 per vertex.
+/// `source_normal_deltas` (optional, 3 per input vertex, input frame): how the target changes
+/// each input vertex's normal; a vertex whose normal changes is listed even where it does not move.
 [[nodiscard]] Status addExportMorph(ExportModel& model, std::string name, std::size_t source_vertex_count,
-                                    std::span<const std::uint32_t> source_vertices, std::span<const double> offsets);
+                                    std::span<const std::uint32_t> source_vertices, std::span<const double> offsets,
+                                    std::span<const float> source_normal_deltas = {});
 
 /// Makes `name` unique against `taken` by appending _2, _3, ... and records it.
 std::string uniqueName(std::vector<std::string>& taken, const std::string& name);

@@ -50,6 +50,14 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
       return makeError(ErrorCode::kUsage, "export: morph targets with a pose as the bind pose are not supported (export them on the rest pose)");
     TargetCache targets(data);
     const std::size_t n = c.mesh.vertexCount();
+    // Normal deltas where the export computes the normals (the OBJ has none): the normals of the
+    // body with the target at weight 1 (positions as shapeBody makes them) minus the body's own.
+    const bool computed_normals = c.mesh.normals.empty();
+    std::vector<float> base_normals, morphed, morphed_normals, normal_deltas;
+    if (computed_normals) {
+      base_normals.resize(3 * n);
+      vertexNormals(c.mesh, c.mesh.positions, base_normals, o.threads);
+    }
     for (const std::string& spec : o.morphs) {
       const std::size_t eq = spec.find('=');
       const std::string path = spec.substr(0, eq);
@@ -58,7 +66,18 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
         return makeError(ErrorCode::kUsage, "--morph \"" + spec + "\": expected PATH or PATH=NAME (PATH relative to targets/)");
       auto target = targets.get(path, n);
       if (!target) return target.error();
-      RIGFIT_TRY(addExportMorph(*model, std::move(name), n, (*target)->vertices, (*target)->offsets));
+      const Target& t = **target;
+      if (computed_normals) {
+        morphed = c.mesh.positions;
+        for (std::size_t k = 0; k < t.vertices.size(); ++k)
+          for (std::size_t i = 3 * std::size_t(t.vertices[k]), j = 0; j < 3; ++j)
+            morphed[i + j] = static_cast<float>(static_cast<double>(c.mesh.positions[i + j]) + t.offsets[3 * k + j]);
+        morphed_normals.resize(3 * n);
+        vertexNormals(c.mesh, morphed, morphed_normals, o.threads);
+        normal_deltas.resize(3 * n);
+        for (std::size_t i = 0; i < 3 * n; ++i) normal_deltas[i] = morphed_normals[i] - base_normals[i];
+      }
+      RIGFIT_TRY(addExportMorph(*model, std::move(name), n, t.vertices, t.offsets, normal_deltas));
     }
   }
 

@@ -11,10 +11,14 @@
 namespace rigfit {
 
 Status addExportMorph(ExportModel& model, std::string name, std::size_t source_vertex_count,
-                      std::span<const std::uint32_t> source_vertices, std::span<const double> offsets) {
+                      std::span<const std::uint32_t> source_vertices, std::span<const double> offsets,
+                      std::span<const float> source_normal_deltas) {
   if (offsets.size() != 3 * source_vertices.size())
     return makeError(ErrorCode::kUsage, "morph \"" + name + "\": " + std::to_string(offsets.size()) + " offsets for " +
                                             std::to_string(source_vertices.size()) + " vertices (3 each expected)");
+  const bool with_normals = !source_normal_deltas.empty();
+  if (with_normals && source_normal_deltas.size() != 3 * source_vertex_count)
+    return makeError(ErrorCode::kUsage, "morph \"" + name + "\": normal deltas are not 3 per vertex of the input mesh");
   // The summed offset of each listed source vertex (input frame), found through a slot per vertex.
   constexpr std::uint32_t kUnlisted = 0xFFFFFFFFu;
   std::vector<std::uint32_t> slot(source_vertex_count, kUnlisted);
@@ -38,13 +42,23 @@ Status addExportMorph(ExportModel& model, std::string name, std::size_t source_v
   const std::size_t ne = model.vertexCount();
   for (std::size_t e = 0; e < ne; ++e) {
     const std::size_t s = model.source_vertex.empty() ? e : model.source_vertex[e];
-    if (s >= source_vertex_count || slot[s] == kUnlisted) continue;
-    const double* o = &sum[3 * std::size_t(slot[s])];
-    const Eigen::Vector3d d = c3 * Eigen::Vector3d(o[0], o[1], o[2]);
-    const float f[3] = {static_cast<float>(d.x()), static_cast<float>(d.y()), static_cast<float>(d.z())};
-    if (f[0] == 0.0f && f[1] == 0.0f && f[2] == 0.0f) continue;
+    if (s >= source_vertex_count) continue;
+    float f[3] = {0.0f, 0.0f, 0.0f}, fn[3] = {0.0f, 0.0f, 0.0f};
+    if (slot[s] != kUnlisted) {
+      const double* o = &sum[3 * std::size_t(slot[s])];
+      const Eigen::Vector3d d = c3 * Eigen::Vector3d(o[0], o[1], o[2]);
+      for (int c = 0; c < 3; ++c) f[c] = static_cast<float>(d[c]);
+    }
+    if (with_normals) {
+      const float* n = &source_normal_deltas[3 * s];
+      const Eigen::Vector3d d = c3 * Eigen::Vector3d(n[0], n[1], n[2]);
+      for (int c = 0; c < 3; ++c) fn[c] = static_cast<float>(d[c]);
+    }
+    const auto zero = [](const float* v) { return v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f; };
+    if (zero(f) && zero(fn)) continue;
     morph.vertices.push_back(static_cast<std::uint32_t>(e));
     morph.deltas.insert(morph.deltas.end(), f, f + 3);
+    if (with_normals) morph.normal_deltas.insert(morph.normal_deltas.end(), fn, fn + 3);
   }
   model.morphs.push_back(std::move(morph));
   return {};

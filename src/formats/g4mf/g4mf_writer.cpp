@@ -230,7 +230,8 @@ Status checkModel(const ExportModel& m) {
   for (std::uint32_t v : m.triangles)
     if (v >= nv) return makeError(ErrorCode::kRange, "G4MF: triangle index " + std::to_string(v) + " beyond the vertices");
   for (const ExportMorph& morph : m.morphs) {
-    if (morph.deltas.size() != 3 * morph.vertices.size()) return usage("morph \"" + morph.name + "\": deltas are not 3 per vertex");
+    if (morph.deltas.size() != 3 * morph.vertices.size() || (!morph.normal_deltas.empty() && morph.normal_deltas.size() != morph.deltas.size()))
+      return usage("morph \"" + morph.name + "\": deltas are not 3 per vertex");
     for (std::size_t i = 0; i < morph.vertices.size(); ++i)
       if (morph.vertices[i] >= nv || (i > 0 && morph.vertices[i] <= morph.vertices[i - 1]))
         return usage("morph \"" + morph.name + "\": vertices are not ascending within the mesh");
@@ -494,8 +495,10 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
     mesh.set("skin", std::move(skin));
   }
   if (!m.morphs.empty()) {
-    // Blend shapes: each morph's vertices as G4MF vertices (the first export vertex of each
+    // Blend shapes: each morph's moved vertices as G4MF vertices (the first export vertex of each
     // merged G4MF vertex carries it; merged vertices share their source vertex, so their delta).
+    // Normal deltas are not written (G4MF's normal targets index the surface's normal values,
+    // not vertices): only position targets.
     Json shapes = Json::array();
     for (const ExportMorph& morph : m.morphs) {
       std::vector<std::uint32_t> indices;
@@ -503,7 +506,8 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
       for (std::size_t i = 0; i < morph.vertices.size(); ++i) {
         const std::uint32_t e = morph.vertices[i];
         const std::uint32_t g = g4_of[e];
-        if (first_export[g] != e) continue;
+        const float* d = &morph.deltas[3 * i];
+        if (first_export[g] != e || (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)) continue;
         indices.push_back(g);
         offsets.insert(offsets.end(), &morph.deltas[3 * i], &morph.deltas[3 * i] + 3);
       }

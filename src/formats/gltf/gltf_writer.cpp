@@ -144,7 +144,7 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   if (nb == 0) return makeError(ErrorCode::kUsage, "glTF: the skeleton has no bones");
   if (nv == 0) return makeError(ErrorCode::kUsage, "glTF: the mesh has no vertices");
   for (const ExportMorph& morph : model.morphs) {
-    if (morph.deltas.size() != 3 * morph.vertices.size())
+    if (morph.deltas.size() != 3 * morph.vertices.size() || (!morph.normal_deltas.empty() && morph.normal_deltas.size() != morph.deltas.size()))
       return makeError(ErrorCode::kUsage, "glTF: morph \"" + morph.name + "\": deltas are not 3 per vertex");
     for (std::size_t i = 0; i < morph.vertices.size(); ++i)
       if (morph.vertices[i] >= nv || (i > 0 && morph.vertices[i] <= morph.vertices[i - 1]))
@@ -155,8 +155,8 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   // Every stream, each padded to 4: positions, normals, UVs, joints (up to 2 bytes) and weights
   // (up to 4 bytes) per influence, indices, inverse bind matrices; and room for the .glb's
   // header and JSON in front (about 300 bytes a bone).
-  std::size_t morph_bytes = 0;  // sparse indices (up to 4 bytes) and deltas; about 400 bytes of JSON each
-  for (const ExportMorph& morph : model.morphs) morph_bytes += 16 * morph.vertices.size() + 8 + 400;
+  std::size_t morph_bytes = 0;  // sparse indices (up to 4 bytes), position and normal deltas; JSON
+  for (const ExportMorph& morph : model.morphs) morph_bytes += 28 * morph.vertices.size() + 8 + 600;
   b.reserve(nv * (12 + 12 + 8 + 6 * static_cast<std::size_t>(k)) + 4 * model.triangles.size() + 64 * nb + 64 + morph_bytes +
             (options.container == GltfContainer::kGlb ? 4096 + 512 * nb : 0));
   // Vertex streams.
@@ -218,7 +218,7 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
 
   // Morph targets: sparse POSITION deltas (zero where a target does not move a vertex), with the
   // bounds over every vertex, zeros included, as the specification requires.
-  std::vector<int> morph_acc;
+  std::vector<std::pair<int, int>> morph_acc;  // POSITION and NORMAL (-1: none) accessors
   for (const ExportMorph& morph : model.morphs) {
     const std::size_t count = morph.vertices.size();
     float mlo[3] = {0.0f, 0.0f, 0.0f}, mhi[3] = {0.0f, 0.0f, 0.0f};
@@ -231,27 +231,36 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
     Json& a = b.lastAccessor();
     a.set("min", numbers({mlo[0], mlo[1], mlo[2]}));
     a.set("max", numbers({mhi[0], mhi[1], mhi[2]}));
+    int normal_acc = -1;
     if (count > 0) {
-      Json sparse = Json::object();
-      sparse.set("count", static_cast<std::int64_t>(count));
-      Json sparse_indices = Json::object();
+      int index_view;
       if (nv <= 65535) {
-        const int view = b.view<std::uint16_t>(count, 0);
-        std::uint16_t* out = b.at<std::uint16_t>(view);
+        index_view = b.view<std::uint16_t>(count, 0);
+        std::uint16_t* out = b.at<std::uint16_t>(index_view);
         for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<std::uint16_t>(morph.vertices[i]);
-        sparse_indices.set("bufferView", view);
-        sparse_indices.set("componentType", kUnsignedShort);
       } else {
-        sparse_indices.set("bufferView", b.copy(morph.vertices, 0));
-        sparse_indices.set("componentType", kUnsignedInt);
+        index_view = b.copy(morph.vertices, 0);
       }
-      sparse.set("indices", std::move(sparse_indices));
-      Json sparse_values = Json::object();
-      sparse_values.set("bufferView", b.copy(morph.deltas, 0));
-      sparse.set("values", std::move(sparse_values));
-      a.set("sparse", std::move(sparse));
+      // The NORMAL target shares the indices' view.
+      const auto sparse = [&](const std::vector<float>& values) {
+        Json sp = Json::object();
+        sp.set("count", static_cast<std::int64_t>(count));
+        Json indices = Json::object();
+        indices.set("bufferView", index_view);
+        indices.set("componentType", nv <= 65535 ? kUnsignedShort : kUnsignedInt);
+        sp.set("indices", std::move(indices));
+        Json vals = Json::object();
+        vals.set("bufferView", b.copy(values, 0));
+        sp.set("values", std::move(vals));
+        return sp;
+      };
+      b.accessors_.items()[static_cast<std::size_t>(acc)].set("sparse", sparse(morph.deltas));
+      if (!morph.normal_deltas.empty()) {
+        normal_acc = b.accessor(-1, kFloat, nv, "VEC3");
+        b.lastAccessor().set("sparse", sparse(morph.normal_deltas));
+      }
     }
-    morph_acc.push_back(acc);
+    morph_acc.emplace_back(acc, normal_acc);
   }
 
   // Bones: TRS relative to the parent; inverse bind matrices from exactly those TRS.
@@ -320,9 +329,10 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   primitive.set("mode", 4);
   if (!morph_acc.empty()) {
     Json targets = Json::array();
-    for (int acc : morph_acc) {
+    for (const auto& [position, normal] : morph_acc) {
       Json t = Json::object();
-      t.set("POSITION", acc);
+      t.set("POSITION", position);
+      if (normal >= 0) t.set("NORMAL", normal);
       targets.push(std::move(t));
     }
     primitive.set("targets", std::move(targets));
