@@ -27,6 +27,8 @@ struct CharacterExportOptions {
   /// each "PATH" or "PATH=NAME", PATH relative to the data's targets/ without extension (as
   /// --target), NAME by default PATH's last part. Not with a pose as the bind pose.
   std::vector<std::string> morphs;
+  /// Where the morph targets are read (optional: a batch shares one, so each file is read once).
+  TargetCache* targets = nullptr;
 };
 
 struct CharacterExport {

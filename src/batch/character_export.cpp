@@ -1,6 +1,7 @@
 #include "rigfit/character_export.hpp"
 
 #include <filesystem>
+#include <memory>
 
 #include "rigfit/export_model.hpp"
 #include "rigfit/file_io.hpp"
@@ -48,7 +49,12 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   if (!o.morphs.empty()) {
     if (pose_request.any())
       return makeError(ErrorCode::kUsage, "export: morph targets with a pose as the bind pose are not supported (export them on the rest pose)");
-    TargetCache targets(data);
+    std::unique_ptr<TargetCache> own;
+    TargetCache* targets = o.targets;
+    if (!targets) {
+      own = std::make_unique<TargetCache>(data);
+      targets = own.get();
+    }
     const std::size_t n = c.mesh.vertexCount();
     // Normal deltas where the export computes the normals (the OBJ has none): the normals of the
     // body with the target at weight 1 (positions as shapeBody makes them) minus the body's own.
@@ -64,7 +70,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
       std::string name = eq == std::string::npos ? path.substr(path.rfind('/') + 1) : spec.substr(eq + 1);
       if (path.empty() || name.empty())
         return makeError(ErrorCode::kUsage, "--morph \"" + spec + "\": expected PATH or PATH=NAME (PATH relative to targets/)");
-      auto target = targets.get(path, n);
+      auto target = targets->get(path, n);
       if (!target) return target.error();
       const Target& t = **target;
       if (computed_normals) {

@@ -40,6 +40,7 @@ Status runEntry(const DataSource& data, TargetCache& cache, WeightsCache& weight
   auto character = loadCharacter(data, options);
   if (!character) return character.error();
   CharacterExportOptions output = entry.output;
+  output.targets = &cache;
   if (jobs > 1) output.threads = 1;  // the jobs already keep every CPU busy
   auto files = exportCharacter(data, *character, entry.pose, output);
   if (!files) return files.error();

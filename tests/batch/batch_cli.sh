@@ -12,7 +12,7 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 M=$TMP/m.jsonl
 cat >"$M" <<'JSON'
-{"name": "hero", "rig": "game_engine", "shape": {"macros": {"gender": 1, "muscle": 0.8}, "ground": true}}
+{"name": "hero", "rig": "game_engine", "shape": {"macros": {"gender": 1, "muscle": 0.8}, "ground": true}, "export": {"morphs": ["expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"]}}
 {"name": "baby", "rig": "cmu_mb", "format": "g4b", "shape": {"macros": {"gender": 0, "age": 0}, "ground": true}}
 {"name": "broken", "rig": "game_engine", "shape": {"macros": {"girth": 1}}}
 
@@ -52,6 +52,7 @@ for n, name, ext in [(1, "hero", "glb"), (2, "baby", "g4b"), (5, "heavy", "g4b")
 assert lines[8]["files"] == [f"{out}/plain.gltf", f"{out}/plain.bin"], lines[8]["files"]
 assert lines[1]["report"]["rig"] == "game_engine" and lines[5]["report"]["rig"] == "mixamo"
 assert lines[6]["report"]["influences"] == 8
+assert [m["name"] for m in lines[1]["report"]["morphs"]] == ["jawOpen", "nose-base-up"], lines[1]["report"]
 assert lines[3]["status"] == "failed" and "shape.macros.girth: unknown macro" in lines[3]["error"], lines[3]
 assert lines[7]["status"] == "failed" and "m.jsonl: line 7: " in lines[7]["error"] and "no rig named" in lines[7]["error"], lines[7]
 assert "output" not in lines[3]
@@ -63,7 +64,8 @@ PY
 node "$SRC/tools/gltf/validate.mjs" "$TMP/out/hero.glb" "$TMP/out/tpose.glb" "$TMP/out/plain.gltf"
 
 # 4. Byte for byte what `rigfit export` writes for the same settings.
-"$RIGFIT" export --data "$DATA" --rig game_engine --macro gender=1,muscle=0.8 --ground --out "$TMP/hero.glb"
+"$RIGFIT" export --data "$DATA" --rig game_engine --macro gender=1,muscle=0.8 --ground --out "$TMP/hero.glb" \
+  --morph expression/units/caucasian/mouth-open=jawOpen --morph nose/nose-base-up
 cmp "$TMP/hero.glb" "$TMP/out/hero.glb" || fail "hero.glb differs from rigfit export"
 "$RIGFIT" export --data "$DATA" --rig mixamo --macro weight=1,height=1 --modifier nose/nose-scale-horiz-decr-incr=0.5 --compress --out "$TMP/heavy.g4b"
 cmp "$TMP/heavy.g4b" "$TMP/out/heavy.g4b" || fail "heavy.g4b differs from rigfit export"
