@@ -1,3 +1,4 @@
+#include <array>
 #include <filesystem>
 #include <set>
 
@@ -26,7 +27,7 @@ TEST(BatchManifest, ParsesEveryKey) {
       R"("modifiers": {"nose/nose-scale-horiz-decr-incr": -0.5}, "targets": {"armslegs/r-foot-scale-incr": 0.3}, "ground": true}, )"
       R"("pose": {"file": "game_engine_fk/t-pose.json", "rotate": {"upperarm_l": [0, 0, 40.5]}, "rotate_quat": {"head": [1, 0.1, 0, 0]}}, )"
       R"("export": {"influences": 8, "quantize": true, "weight_bits": 16, "keep_helpers": true, "deform_only": true, )"
-      R"("morphs": ["expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"]}})");
+      R"("morphs": ["expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"], "base_color": [0.9, 0.7, 0.6]}})");
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->line, 7u);
   EXPECT_EQ(e->name, "hero-1");
@@ -56,6 +57,7 @@ TEST(BatchManifest, ParsesEveryKey) {
   EXPECT_EQ(e->output.weight_bits, 16);
   EXPECT_TRUE(e->output.keep_helpers);
   EXPECT_TRUE(e->output.deform_only);
+  EXPECT_EQ(e->output.base_color, (std::array<float, 4>{0.9f, 0.7f, 0.6f, 1.0f}));
   EXPECT_EQ(e->output.morphs, (std::vector<std::string>{"expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"}));
 }
 
@@ -123,7 +125,11 @@ TEST(BatchManifest, EachSchemaError) {
       {R"({"name": "a", "rig": "demo", "pose": {"rotate_quat": {"head": [1, 0, "0", 0]}}})",
        "m.jsonl: line 7: pose.rotate_quat.head[2]: expected a number"},
       {R"({"name": "a", "rig": "demo", "export": {"influence": 4}})",
-       "m.jsonl: line 7: export.influence: unknown key (expected one of: influences, quantize, weight_bits, keep_helpers, deform_only, compress, embed, morphs)"},
+       "m.jsonl: line 7: export.influence: unknown key (expected one of: influences, quantize, weight_bits, keep_helpers, deform_only, compress, embed, morphs, base_color)"},
+      {R"({"name": "a", "rig": "demo", "export": {"base_color": [1, 0.5]}})",
+       "m.jsonl: line 7: export.base_color: expected an array of 3 or 4 numbers from 0 to 1"},
+      {R"({"name": "a", "rig": "demo", "export": {"base_color": [1, 0.5, 1.5]}})",
+       "m.jsonl: line 7: export.base_color[2]: must be from 0 to 1"},
       {R"({"name": "a", "rig": "demo", "export": {"morphs": "nose/nose-base-up"}})",
        "m.jsonl: line 7: export.morphs: expected an array of \"PATH[=NAME]\" strings, found a string"},
       {R"({"name": "a", "rig": "demo", "export": {"morphs": ["nose/nose-base-up", 3]}})",
@@ -133,7 +139,7 @@ TEST(BatchManifest, EachSchemaError) {
       {R"({"name": "a", "rig": "demo", "export": {"compress": true}})", "m.jsonl: line 7: export.compress: only for format \"g4b\""},
       {R"({"name": "a", "rig": "demo", "export": {"embed": true}})", "m.jsonl: line 7: export.embed: only for format \"gltf\""},
       {R"({"name": "a", "rig": "demo", "format": "g4b", "export": {"influences": 8}})",
-       "m.jsonl: line 7: export: influences, quantize and weight_bits are glTF options; format is \"g4b\""},
+       "m.jsonl: line 7: export: influences, quantize, weight_bits and base_color are glTF options; format is \"g4b\""},
   };
   for (const auto& [text, message] : cases) EXPECT_EQ(errorOf(text), message) << text;
 }

@@ -1,4 +1,5 @@
 // glTF writer: read back with an independent reader (tinygltf) and checked value by value.
+#include <array>
 #include <cmath>
 
 #include <Eigen/Geometry>
@@ -118,6 +119,31 @@ TEST(Gltf, QuantizedWeightsAndEightInfluences) {
   EXPECT_EQ(w.componentType, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE);
   const std::uint8_t* wd = accessorData<std::uint8_t>(g, p.attributes.at("WEIGHTS_0"));
   EXPECT_EQ(wd[0] + wd[1] + wd[2] + wd[3], 255);
+}
+
+// The body gets a non-metallic material (glTF's default material is fully metallic).
+TEST(Gltf, BodyMaterialIsNotMetallic) {
+  const ExportModel m = twoBoneQuad();
+  const std::vector<std::uint16_t> joints(16, 0);
+  const std::vector<float> weights = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+  GltfOptions options{.container = GltfContainer::kGlb, .rig_name = "t"};
+  for (const std::array<float, 4> color : {std::array<float, 4>{0.8f, 0.8f, 0.8f, 1.0f}, std::array<float, 4>{0.9f, 0.5f, 0.25f, 0.5f}}) {
+    options.base_color = color;
+    auto files = writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, options);
+    ASSERT_TRUE(files.ok()) << files.error().message;
+    const tinygltf::Model g = load(files->main, true);
+    ASSERT_EQ(g.materials.size(), 1u);
+    EXPECT_EQ(g.meshes[0].primitives[0].material, 0);
+    const tinygltf::Material& mat = g.materials[0];
+    EXPECT_EQ(mat.name, "Body");
+    EXPECT_EQ(mat.pbrMetallicRoughness.metallicFactor, 0.0);
+    EXPECT_EQ(mat.pbrMetallicRoughness.roughnessFactor, 0.5);
+    ASSERT_EQ(mat.pbrMetallicRoughness.baseColorFactor.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(mat.pbrMetallicRoughness.baseColorFactor[i], double(color[i]));
+    EXPECT_EQ(mat.alphaMode, color[3] < 1.0f ? "BLEND" : "OPAQUE");
+  }
+  options.base_color = {1.5f, 0.0f, 0.0f, 1.0f};
+  EXPECT_FALSE(writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, options).ok());
 }
 
 TEST(Gltf, DeterministicBytes) {

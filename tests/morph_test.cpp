@@ -1,5 +1,6 @@
 // Morph targets (glTF) / blend shapes (G4MF): MakeHuman targets carried through the vertex split
 // and the change of frame, written sparse, read back by tinygltf and by rigfit's G4MF reader.
+#include <array>
 #include <cmath>
 #include <map>
 #include <string>
@@ -229,6 +230,20 @@ TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
   auto missing = exportCharacter(data, *base, {}, options);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("expression/none.target.gz: no such target"), std::string::npos) << missing.error().message;
+}
+
+TEST(CharacterExport, BaseColorParses) {
+  std::array<float, 4> c{};
+  ASSERT_TRUE(parseBaseColor("0.9,0.7,0.6", "--base-color", c).ok());
+  EXPECT_EQ(c, (std::array<float, 4>{0.9f, 0.7f, 0.6f, 1.0f}));
+  ASSERT_TRUE(parseBaseColor("0,1,0.5,0.25", "--base-color", c).ok());
+  EXPECT_EQ(c, (std::array<float, 4>{0.0f, 1.0f, 0.5f, 0.25f}));
+  for (const char* bad : {"", "1,1", "1,1,1,1,1", "1,,1", "1,1,2", "1,1,-0.5", "1,1,x", "1,1,nan", "1,1,1 "}) {
+    auto st = parseBaseColor(bad, "--base-color", c);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(st.error().message, "--base-color \"" + std::string(bad) + "\": expected R,G,B or R,G,B,A, each from 0 to 1");
+  }
+  EXPECT_EQ(c, (std::array<float, 4>{0.0f, 1.0f, 0.5f, 0.25f}));  // unchanged by the errors
 }
 
 }  // namespace

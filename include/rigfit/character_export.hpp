@@ -3,6 +3,7 @@
 // so a character exported either way is the same bytes.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct CharacterExportOptions {
   /// each "PATH" or "PATH=NAME", PATH relative to the data's targets/ without extension (as
   /// --target), NAME by default PATH's last part. Not with a pose as the bind pose.
   std::vector<std::string> morphs;
+  /// glTF: the body material's linear RGBA base colour (see GltfOptions::base_color).
+  std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};
   /// Where the morph targets are read (optional: a batch shares one, so each file is read once).
   TargetCache* targets = nullptr;
 };
@@ -37,6 +40,10 @@ struct CharacterExport {
   Json report;       ///< format, rig, joints, vertices, triangles, influences, warnings, bytes
   std::vector<std::string> warnings;  ///< pose warnings (bones the rig lacks, ...)
 };
+
+/// Parses "R,G,B" or "R,G,B,A" (each from 0 to 1) into `out` (alpha 1 when not given); the error
+/// names `what` (the option or key).
+[[nodiscard]] Status parseBaseColor(std::string_view text, std::string_view what, std::array<float, 4>& out);
 
 /// "glb", "gltf", "g4tf" or "g4b" from a file name's extension; empty when it is none of them.
 std::string exportFormatOf(const std::string& path);

@@ -2,6 +2,7 @@
 // embedded as a data URI. Valid under the Khronos glTF-Validator with no warnings.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -28,6 +29,9 @@ struct GltfOptions {
   GltfContainer container = GltfContainer::kGlb;
   std::string bin_name = "model.bin";  ///< the .bin file's name for kGltf (written by the caller)
   std::string rig_name;                ///< recorded in extras
+  /// The body's material: linear RGBA base colour, not metallic (glTF's default material is fully
+  /// metallic, which engines render dark), roughness 0.5.
+  std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};
 };
 
 struct GltfFiles {

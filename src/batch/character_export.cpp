@@ -1,5 +1,6 @@
 #include "rigfit/character_export.hpp"
 
+#include <charconv>
 #include <filesystem>
 #include <memory>
 
@@ -16,6 +17,27 @@ std::string exportFormatOf(const std::string& path) {
     const std::string suffix = std::string(".") + ext;
     if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) return ext;
   }
+  return {};
+}
+
+Status parseBaseColor(std::string_view text, std::string_view what, std::array<float, 4>& out) {
+  std::array<float, 4> c = {0.0f, 0.0f, 0.0f, 1.0f};
+  std::size_t count = 0, pos = 0;
+  const auto bad = [&] {
+    return makeError(ErrorCode::kUsage, std::string(what) + " \"" + std::string(text) + "\": expected R,G,B or R,G,B,A, each from 0 to 1");
+  };
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    if (comma == std::string_view::npos) comma = text.size();
+    const std::string_view item = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    float v = 0.0f;
+    auto r = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (count == 4 || item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size() || !(v >= 0.0f && v <= 1.0f)) return bad();
+    c[count++] = v;
+  }
+  if (count < 3) return bad();
+  out = c;
   return {};
 }
 
@@ -138,6 +160,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     report.set("max_dropped_weight", dropped);
     GltfOptions options;
     options.rig_name = c.rig_name;
+    options.base_color = o.base_color;
     options.container = format == "glb" ? GltfContainer::kGlb : o.embed ? GltfContainer::kGltfEmbedded : GltfContainer::kGltf;
     if (options.container == GltfContainer::kGltf) {
       if (o.bin_name.empty()) return makeError(ErrorCode::kUsage, "export: a .gltf with a separate buffer needs the .bin's name");

@@ -164,7 +164,16 @@ Status parsePose(const Checker& ck, const Json& v, PoseRequest& pose) {
 }
 
 Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) {
-  RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "deform_only", "compress", "embed", "morphs"}));
+  RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "deform_only", "compress", "embed", "morphs", "base_color"}));
+  if (const Json* x = v.find("base_color")) {
+    if (!x->isArray() || (x->size() != 3 && x->size() != 4))
+      return ck.error("export.base_color", "expected an array of 3 or 4 numbers from 0 to 1");
+    for (std::size_t i = 0; i < x->size(); ++i) {
+      double c = 0.0;
+      RIGFIT_TRY(ck.number(x->items()[i], jsonPathIndex("export.base_color", i), 0.0, 1.0, c));
+      o.base_color[i] = static_cast<float>(c);
+    }
+  }
   if (const Json* x = v.find("morphs")) {
     if (!x->isArray()) return ck.error("export.morphs", std::string("expected an array of \"PATH[=NAME]\" strings, found ") + jsonTypeName(x->type()));
     for (std::size_t i = 0; i < x->size(); ++i) {
@@ -181,8 +190,8 @@ Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) 
   if (const Json* x = v.find("compress")) RIGFIT_TRY(ck.boolean(*x, "export.compress", o.compress));
   if (const Json* x = v.find("embed")) RIGFIT_TRY(ck.boolean(*x, "export.embed", o.embed));
   const bool gltf = o.format == "glb" || o.format == "gltf";
-  if (!gltf && (v.contains("influences") || v.contains("quantize") || v.contains("weight_bits")))
-    return ck.error("export", "influences, quantize and weight_bits are glTF options; format is \"" + o.format + "\"");
+  if (!gltf && (v.contains("influences") || v.contains("quantize") || v.contains("weight_bits") || v.contains("base_color")))
+    return ck.error("export", "influences, quantize, weight_bits and base_color are glTF options; format is \"" + o.format + "\"");
   if (o.format != "gltf" && v.contains("embed")) return ck.error("export.embed", "only for format \"gltf\"");
   if (o.format != "g4b" && v.contains("compress")) return ck.error("export.compress", "only for format \"g4b\"");
   if (v.contains("weight_bits") && !o.quantize) return ck.error("export.weight_bits", "only with \"quantize\": true");

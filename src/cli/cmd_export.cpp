@@ -17,6 +17,7 @@ struct ExportArgs {
   int influences = 4;
   int weight_bits = 8;
   std::vector<std::string> morphs;
+  std::string base_color;
 };
 
 int runExport(const ExportArgs& a) {
@@ -29,6 +30,8 @@ int runExport(const ExportArgs& a) {
                                  .deform_only = a.deform_only,
                                  .compress = a.compress,
                                  .morphs = a.morphs};
+  if (!a.base_color.empty())
+    if (Status st = parseBaseColor(a.base_color, "--base-color", options.base_color); !st) return reportError(st.error());
   if (options.format.empty())
     return reportError(makeError(ErrorCode::kUsage, a.out + ": cannot tell the format from the extension; use .glb, .gltf, .g4tf or .g4b, or --format"));
   if (a.pose.any() && !a.apply_pose_as_rest)
@@ -73,6 +76,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--morph", args->morphs,
                   "target PATH[=NAME] relative to the data's targets/ (e.g. expression/units/caucasian/mouth-open=jawOpen), "
                   "exported as a morph target / blend shape with weight 0 (repeatable)");
+  cmd->add_option("--base-color", args->base_color, "glTF: the body material's linear base colour R,G,B[,A], each 0..1 (default 0.8,0.8,0.8)");
   cmd->add_option("--report", args->report, "write a JSON report: joints, vertices, influences dropped, warnings");
   cmd->callback([args, &exit_code] { exit_code = runExport(*args); });
 }

@@ -143,6 +143,8 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
     return makeError(ErrorCode::kUsage, "glTF: quantised weights must have 8 or 16 bits");
   if (nb == 0) return makeError(ErrorCode::kUsage, "glTF: the skeleton has no bones");
   if (nv == 0) return makeError(ErrorCode::kUsage, "glTF: the mesh has no vertices");
+  for (float c : options.base_color)
+    if (!(c >= 0.0f && c <= 1.0f)) return makeError(ErrorCode::kUsage, "glTF: base colour components must be from 0 to 1");
   for (const ExportMorph& morph : model.morphs) {
     if (morph.deltas.size() != 3 * morph.vertices.size() || (!morph.normal_deltas.empty() && morph.normal_deltas.size() != morph.deltas.size()))
       return makeError(ErrorCode::kUsage, "glTF: morph \"" + morph.name + "\": deltas are not 3 per vertex");
@@ -327,6 +329,7 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   primitive.set("attributes", std::move(attributes));
   primitive.set("indices", idx_acc);
   primitive.set("mode", 4);
+  primitive.set("material", 0);
   if (!morph_acc.empty()) {
     Json targets = Json::array();
     for (const auto& [position, normal] : morph_acc) {
@@ -388,6 +391,20 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   Json meshes = Json::array();
   meshes.push(std::move(mesh));
   doc.set("meshes", std::move(meshes));
+  {
+    Json pbr = Json::object();
+    const auto& c = options.base_color;
+    pbr.set("baseColorFactor", numbers({c[0], c[1], c[2], c[3]}));
+    pbr.set("metallicFactor", 0.0);
+    pbr.set("roughnessFactor", 0.5);
+    Json material = Json::object();
+    material.set("name", "Body");
+    material.set("pbrMetallicRoughness", std::move(pbr));
+    if (c[3] < 1.0f) material.set("alphaMode", "BLEND");
+    Json materials = Json::array();
+    materials.push(std::move(material));
+    doc.set("materials", std::move(materials));
+  }
   Json skins = Json::array();
   skins.push(std::move(skin_json));
   doc.set("skins", std::move(skins));
