@@ -14,6 +14,9 @@
 #include "rigfit/export_model.hpp"
 #include "rigfit/g4mf.hpp"
 #include "rigfit/gltf.hpp"
+#include "rigfit/mesh.hpp"
+#include "rigfit/shape.hpp"
+#include "rigfit/data.hpp"
 #include "test_util.hpp"
 
 namespace rigfit {
@@ -230,6 +233,42 @@ TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
   auto missing = exportCharacter(data, *base, {}, options);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("expression/none.target.gz: no such target"), std::string::npos) << missing.error().message;
+}
+
+// MorphNormals visits only the faces around the moved vertices: its deltas equal, bit for bit,
+// the difference of the whole body's normals computed twice.
+TEST(MorphShipped, NormalDeltasEqualTheWholeBodyRecomputed) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  auto mesh = loadBaseMesh(data);
+  ASSERT_TRUE(mesh.ok()) << mesh.error().message;
+  const std::size_t n = mesh->vertexCount();
+  TargetCache cache(data);
+  MorphNormals normals(*mesh, mesh->positions, 2);
+  std::vector<float> base(3 * n), moved_normals(3 * n), deltas;
+  vertexNormals(*mesh, mesh->positions, base, 1);
+  for (const char* path : {"expression/units/caucasian/mouth-open", "nose/nose-base-up", "expression/units/african/eye-left-closure"}) {
+    auto t = cache.get(path, n);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    std::vector<float> moved = mesh->positions;
+    for (std::size_t k = 0; k < (*t)->vertices.size(); ++k)
+      for (std::size_t j = 0; j < 3; ++j) {
+        const std::size_t i = 3 * std::size_t((*t)->vertices[k]) + j;
+        moved[i] = static_cast<float>(static_cast<double>(mesh->positions[i]) + (*t)->offsets[3 * k + j]);
+      }
+    vertexNormals(*mesh, moved, moved_normals, 1);
+    normals.deltas((*t)->vertices, (*t)->offsets, deltas);
+    ASSERT_EQ(deltas.size(), 3 * n);
+    std::size_t turned = 0;
+    for (std::size_t i = 0; i < 3 * n; ++i) {
+      ASSERT_EQ(deltas[i], moved_normals[i] - base[i]) << path << " component " << i;
+      turned += deltas[i] != 0.0f;
+    }
+    EXPECT_GT(turned, 100u) << path;
+  }
+  // An index beyond the mesh is ignored (as MPFB ignores it); nothing moves, nothing turns.
+  normals.deltas(std::vector<std::uint32_t>{static_cast<std::uint32_t>(n)}, std::vector<double>{1, 1, 1}, deltas);
+  EXPECT_EQ(deltas, std::vector<float>(3 * n, 0.0f));
 }
 
 TEST(CharacterExport, BaseColorParses) {

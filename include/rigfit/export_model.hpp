@@ -120,4 +120,27 @@ struct BoneSelection {
 /// on `threads` threads (the result does not depend on the number).
 void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out, int threads = 1);
 
+/// The normal deltas of morph targets on one body. Built once (the body's vertex normals and the
+/// faces around each vertex); each target then recomputes only the faces around the vertices it
+/// moves, in the same order as vertexNormals, so the unchanged normals are bit for bit the same.
+class MorphNormals {
+ public:
+  MorphNormals(const Mesh& mesh, std::span<const float> positions, int threads = 1);
+  /// 3 per mesh vertex: the vertex normals of the body with positions[v] + offsets added at
+  /// `vertices` (in float, as shapeBody at weight 1) minus the body's own; 0 elsewhere.
+  /// Indices beyond the mesh are ignored, as MPFB ignores them.
+  void deltas(std::span<const std::uint32_t> vertices, std::span<const double> offsets, std::vector<float>& out);
+
+ private:
+  const Mesh& mesh_;
+  std::span<const float> positions_;
+  std::vector<float> base_;                          // the body's vertex normals
+  std::vector<std::uint32_t> star_offsets_, star_;  // faces around each vertex, ascending
+  std::vector<float> moved_, normals_;               // scratch: positions and normals of a target
+  static constexpr std::uint32_t kNoVertex = 0xFFFFFFFFu;
+  std::vector<std::uint8_t> mark_;                   // scratch: faces and vertices visited
+  std::vector<std::uint32_t> local_;                 // scratch: vertex -> sub-mesh vertex
+  Mesh sub_;                                         // scratch: the faces a target changes
+};
+
 }  // namespace rigfit

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "rigfit/export_model.hpp"
 #include "rigfit/file_io.hpp"
@@ -80,12 +81,9 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     const std::size_t n = c.mesh.vertexCount();
     // Normal deltas where the export computes the normals (the OBJ has none): the normals of the
     // body with the target at weight 1 (positions as shapeBody makes them) minus the body's own.
-    const bool computed_normals = c.mesh.normals.empty();
-    std::vector<float> base_normals, morphed, morphed_normals, normal_deltas;
-    if (computed_normals) {
-      base_normals.resize(3 * n);
-      vertexNormals(c.mesh, c.mesh.positions, base_normals, o.threads);
-    }
+    std::optional<MorphNormals> normals;
+    if (c.mesh.normals.empty()) normals.emplace(c.mesh, c.mesh.positions, o.threads);
+    std::vector<float> normal_deltas;
     for (const std::string& spec : o.morphs) {
       const std::size_t eq = spec.find('=');
       const std::string path = spec.substr(0, eq);
@@ -95,16 +93,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
       auto target = targets->get(path, n);
       if (!target) return target.error();
       const Target& t = **target;
-      if (computed_normals) {
-        morphed = c.mesh.positions;
-        for (std::size_t k = 0; k < t.vertices.size(); ++k)
-          for (std::size_t i = 3 * std::size_t(t.vertices[k]), j = 0; j < 3; ++j)
-            morphed[i + j] = static_cast<float>(static_cast<double>(c.mesh.positions[i + j]) + t.offsets[3 * k + j]);
-        morphed_normals.resize(3 * n);
-        vertexNormals(c.mesh, morphed, morphed_normals, o.threads);
-        normal_deltas.resize(3 * n);
-        for (std::size_t i = 0; i < 3 * n; ++i) normal_deltas[i] = morphed_normals[i] - base_normals[i];
-      }
+      if (normals) normals->deltas(t.vertices, t.offsets, normal_deltas);
       RIGFIT_TRY(addExportMorph(*model, std::move(name), n, t.vertices, t.offsets, normal_deltas));
     }
   }

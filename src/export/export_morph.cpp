@@ -43,15 +43,17 @@ Status addExportMorph(ExportModel& model, std::string name, std::size_t source_v
   for (std::size_t e = 0; e < ne; ++e) {
     const std::size_t s = model.source_vertex.empty() ? e : model.source_vertex[e];
     if (s >= source_vertex_count) continue;
+    const float* sn = with_normals ? &source_normal_deltas[3 * s] : nullptr;
+    const bool turns = sn && (sn[0] != 0.0f || sn[1] != 0.0f || sn[2] != 0.0f);
+    if (slot[s] == kUnlisted && !turns) continue;
     float f[3] = {0.0f, 0.0f, 0.0f}, fn[3] = {0.0f, 0.0f, 0.0f};
     if (slot[s] != kUnlisted) {
       const double* o = &sum[3 * std::size_t(slot[s])];
       const Eigen::Vector3d d = c3 * Eigen::Vector3d(o[0], o[1], o[2]);
       for (int c = 0; c < 3; ++c) f[c] = static_cast<float>(d[c]);
     }
-    if (with_normals) {
-      const float* n = &source_normal_deltas[3 * s];
-      const Eigen::Vector3d d = c3 * Eigen::Vector3d(n[0], n[1], n[2]);
+    if (turns) {
+      const Eigen::Vector3d d = c3 * Eigen::Vector3d(sn[0], sn[1], sn[2]);
       for (int c = 0; c < 3; ++c) fn[c] = static_cast<float>(d[c]);
     }
     const auto zero = [](const float* v) { return v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f; };
