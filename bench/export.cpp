@@ -4,7 +4,9 @@
 // .g4tf, .g4b, .g4b + Zstd. The "bytes" counter is the file size.
 // Data: $RIGFIT_DATA or the configured ../shared/data/mpfb.
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -12,6 +14,7 @@
 #include "rigfit/export_model.hpp"
 #include "rigfit/g4mf.hpp"
 #include "rigfit/gltf.hpp"
+#include "rigfit/shape.hpp"
 
 namespace {
 
@@ -125,6 +128,45 @@ void BM_WriteG4mf(benchmark::State& state) {
   state.SetLabel(kFormat[state.range(0)]);
 }
 BENCHMARK(BM_WriteG4mf)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+
+// The caucasian expression units (34 MakeHuman targets) as morph targets: reading them is left
+// out (a batch reads each once); what is measured is their normal deltas (MorphNormals) and their
+// mapping onto the export vertices (addExportMorph). The label gives the moved vertices.
+void BM_MorphTargets(benchmark::State& state) {
+  const Prepared& p = prepared();
+  if (!p.error.empty()) return state.SkipWithError(p.error.c_str());
+  const Character& c = p.character;
+  const char* units[] = {"eye-left-closure", "eye-left-opened-up", "eye-left-slit", "eye-right-closure", "eye-right-opened-up",
+                         "eye-right-slit", "eyebrows-left-down", "eyebrows-left-extern-up", "eyebrows-left-inner-up",
+                         "eyebrows-left-up", "eyebrows-right-down", "eyebrows-right-extern-up", "eyebrows-right-inner-up",
+                         "eyebrows-right-up", "mouth-compression", "mouth-corner-puller", "mouth-depression-retraction",
+                         "mouth-depression", "mouth-elevation", "mouth-eversion", "mouth-open", "mouth-parling",
+                         "mouth-part-later", "mouth-protusion", "mouth-pursing", "mouth-retraction", "mouth-upward-retraction",
+                         "neck-platysma", "nose-compression", "nose-depression", "nose-left-dilatation", "nose-left-elevation",
+                         "nose-right-dilatation", "nose-right-elevation"};
+  TargetCache cache(DataSource::folder(dataDir()));
+  std::vector<std::shared_ptr<const Target>> targets;
+  std::size_t listed = 0;
+  for (const char* u : units) {
+    auto t = cache.get(std::string("expression/units/caucasian/") + u, c.mesh.vertexCount());
+    if (!t) return state.SkipWithError(t.error().message.c_str());
+    listed += (*t)->vertices.size();
+    targets.push_back(*t);
+  }
+  std::vector<float> deltas;
+  for (auto _ : state) {
+    ExportModel model = p.model;
+    MorphNormals normals(c.mesh, c.mesh.positions, 1);
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      normals.deltas(targets[k]->vertices, targets[k]->offsets, deltas);
+      if (!addExportMorph(model, units[k], c.mesh.vertexCount(), targets[k]->vertices, targets[k]->offsets, deltas))
+        return state.SkipWithError("addExportMorph failed");
+    }
+    benchmark::DoNotOptimize(model.morphs.data());
+  }
+  state.SetLabel(std::to_string(targets.size()) + " targets, " + std::to_string(listed) + " target vertices");
+}
+BENCHMARK(BM_MorphTargets)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
