@@ -26,7 +26,8 @@ struct CharacterExportOptions {
   int threads = 2;             ///< threads for the computed normals (the bytes do not depend on it)
   /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0:
   /// each "PATH" or "PATH=NAME", PATH relative to the data's targets/ without extension (as
-  /// --target), NAME by default PATH's last part. Not with a pose as the bind pose.
+  /// --target), NAME by default PATH's last part. With a pose as the bind pose, the deltas are
+  /// the target's change to the posed body (carried through each vertex's skinning).
   std::vector<std::string> morphs;
   /// glTF: the body material's linear RGBA base colour (see GltfOptions::base_color).
   std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};

@@ -5,11 +5,14 @@
 #include <memory>
 #include <optional>
 
+#include <Eigen/LU>
+
 #include "rigfit/export_model.hpp"
 #include "rigfit/file_io.hpp"
 #include "rigfit/g4mf.hpp"
 #include "rigfit/gltf.hpp"
 #include "rigfit/shape.hpp"
+#include "rigfit/skinning.hpp"
 
 namespace rigfit {
 
@@ -70,8 +73,6 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads}, mesh->positions, bind);
   if (!model) return model.error();
   if (!o.morphs.empty()) {
-    if (pose_request.any())
-      return makeError(ErrorCode::kUsage, "export: morph targets with a pose as the bind pose are not supported (export them on the rest pose)");
     std::unique_ptr<TargetCache> own;
     TargetCache* targets = o.targets;
     if (!targets) {
@@ -81,8 +82,18 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     const std::size_t n = c.mesh.vertexCount();
     // Normal deltas where the export computes the normals (the OBJ has none): the normals of the
     // body with the target at weight 1 (positions as shapeBody makes them) minus the body's own.
+    // With a pose as the bind pose, a target's offsets are carried through the skinning: the
+    // posed body of the shaped mesh minus the posed body, which linear blend skinning makes each
+    // vertex's blended linear part times the offset (the skeleton stays as fitted).
+    std::vector<Eigen::Matrix3d> linear;  // per bone: the linear part of pose * rest^-1
+    if (!bind.empty()) {
+      linear.resize(bind.size());
+      for (std::size_t b = 0; b < bind.size(); ++b)
+        linear[b] = (bind[b] * c.fit.skeleton.rest[b].inverse()).topLeftCorner<3, 3>();
+    }
+    std::vector<double> posed_offsets;
     std::optional<MorphNormals> normals;
-    if (c.mesh.normals.empty()) normals.emplace(c.mesh, c.mesh.positions, o.threads);
+    if (c.mesh.normals.empty()) normals.emplace(c.mesh, mesh->positions, o.threads);
     std::vector<float> normal_deltas;
     for (const std::string& spec : o.morphs) {
       const std::size_t eq = spec.find('=');
@@ -93,8 +104,31 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
       auto target = targets->get(path, n);
       if (!target) return target.error();
       const Target& t = **target;
-      if (normals) normals->deltas(t.vertices, t.offsets, normal_deltas);
-      RIGFIT_TRY(addExportMorph(*model, std::move(name), n, t.vertices, t.offsets, normal_deltas));
+      std::span<const double> offsets = t.offsets;
+      if (!linear.empty()) {
+        posed_offsets.resize(t.offsets.size());
+        for (std::size_t k = 0; k < t.vertices.size(); ++k) {
+          const std::size_t v = t.vertices[k];
+          const Eigen::Vector3d d(t.offsets[3 * k], t.offsets[3 * k + 1], t.offsets[3 * k + 2]);
+          Eigen::Vector3d out_d = d;
+          if (v < n) {
+            const std::span<const float> w(c.skin.weights.data() + c.skin.offsets[v], c.skin.influenceCount(v));
+            if (skinningDeforms(w)) {
+              Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+              double total = 0.0;
+              for (std::size_t i = 0; i < w.size(); ++i) {
+                sum += double(w[i]) * (linear[c.skin.bones[c.skin.offsets[v] + i]] * d);
+                total += double(w[i]);
+              }
+              out_d = sum / total;
+            }
+          }
+          for (std::size_t j = 0; j < 3; ++j) posed_offsets[3 * k + j] = out_d[static_cast<Eigen::Index>(j)];
+        }
+        offsets = posed_offsets;
+      }
+      if (normals) normals->deltas(t.vertices, offsets, normal_deltas);
+      RIGFIT_TRY(addExportMorph(*model, std::move(name), n, t.vertices, offsets, normal_deltas));
     }
   }
 

@@ -24,7 +24,9 @@ done
   --morph expression/units/caucasian/mouth-open=jawOpen --morph expression/units/caucasian/eye-left-closure
 "$RIGFIT" export --data "$DATA" --rig mixamo --out "$TMP/morphs.gltf" --keep-helpers --influences 8 --quantize \
   --morph expression/units/african/mouth-open --morph nose/nose-base-up
-files+=("$TMP/separate.gltf" "$TMP/embedded.gltf" "$TMP/demo.glb" "$TMP/posed.glb" "$TMP/morphs.glb" "$TMP/morphs.gltf")
+"$RIGFIT" export --data "$DATA" --rig game_engine --out "$TMP/morphs.posed.glb" --pose game_engine_fk/t-pose.json --apply-pose-as-rest \
+  --morph expression/units/asian/mouth-open --morph expression/units/asian/eye-left-closure
+files+=("$TMP/separate.gltf" "$TMP/embedded.gltf" "$TMP/demo.glb" "$TMP/posed.glb" "$TMP/morphs.glb" "$TMP/morphs.gltf" "$TMP/morphs.posed.glb")
 # --deform-only: rigs that lose bones (Root; openpose's small toes and its three root trees), and
 # default / Rigify with game_engine's weights renamed to their bones (their own weights are not in
 # the data folder), where many bones carry no weight. The report's joint count is checked too.
