@@ -147,7 +147,10 @@ TEST(Gltf, MorphTargetsAreSparseNamedAndBounded) {
 TEST(G4mf, BlendShapesOnMergedVerticesWithUniqueNames) {
   ExportModel m = splitQuad();
   // A morph named like the bone gets a unique G4MF name; the split vertex is one G4MF vertex.
-  ASSERT_TRUE(addExportMorph(m, "Root", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}).ok());
+  // Normal deltas (per input vertex): source 1 turns (export vertices 1 and 2, one G4MF vertex but
+  // two normal values), source 0 turns without moving.
+  const std::vector<float> turns = {0, 0, 0.5f, 0, 0.25f, 0, 0, 0, 0};
+  ASSERT_TRUE(addExportMorph(m, "Root", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}, turns).ok());
   auto bytes = writeG4mf(m, {.container = G4mfContainer::kText});
   ASSERT_TRUE(bytes.ok()) << bytes.error().message;
   auto doc = readG4mf(*bytes, "blend.g4tf");
@@ -159,6 +162,10 @@ TEST(G4mf, BlendShapesOnMergedVerticesWithUniqueNames) {
   EXPECT_EQ(s.amount, 0.0);
   EXPECT_EQ(s.vertices, (std::vector<std::uint32_t>{1, 2}));
   EXPECT_EQ(s.offsets, (std::vector<float>{1, 3, -2, 0, -1, 0}));
+  // The surface's normal values are per export vertex: (x, y, z) -> (x, z, -y) again.
+  EXPECT_EQ(s.normal_values, (std::vector<std::uint32_t>{0, 1, 2}));
+  EXPECT_EQ(s.normal_offsets, (std::vector<float>{0, 0.5f, 0, 0, 0, -0.25f, 0, 0, -0.25f}));
+  EXPECT_TRUE(validateG4mf(*bytes, "blend.g4tf").empty());
 }
 
 // On the real body: a morph's deltas are exactly what the same target adds to the exported

@@ -60,12 +60,15 @@ struct G4mfWriteOptions {
 
 /// What readG4mf extracts: the first skeleton node's bones and the mesh skinned by it (else the
 /// first mesh). Matrices are 4x4 affine, column vectors.
-/// A blend shape as stored: vertex indices and their position offsets (3 each).
+/// A blend shape as stored: vertex indices and their position offsets (3 each), and the first
+/// surface's normal target (indices into that surface's normal values; 3 offsets each).
 struct G4mfBlendShape {
   std::string name;
   double amount = 0.0;  ///< the mesh's blend.amounts entry (0 when absent)
   std::vector<std::uint32_t> vertices;
   std::vector<float> offsets;
+  std::vector<std::uint32_t> normal_values;
+  std::vector<float> normal_offsets;
 };
 
 struct G4mfDocument {

@@ -1977,6 +1977,19 @@ Expected<G4mfDocument> extract(const Checker& c, std::string_view label) {
         for (u64 i = 0; i < ia.count; ++i) out_shape.vertices.push_back(static_cast<std::uint32_t>(ia.integer(i)));
         for (u64 i = 0; i < oa.components(); ++i) out_shape.offsets.push_back(static_cast<float>(oa.real(i)));
       }
+      if (const Json* ss = shape.find("surfaces"))
+        for (std::size_t j = 0; j < ss->size(); ++j) {
+          const Json& st = ss->items()[j];
+          const Json* normal = st.find("normal");
+          if (!normal || st.find("surface")->asInt() != 0) continue;
+          const std::string np = at(at(at(at(at(bp, "shapes"), k), "surfaces"), j), "normal");
+          const Accessor& ia = acc(normal->find("indices"));
+          const Accessor& oa = acc(normal->find("offsets"));
+          if (!ia.data || !oa.data) return unavailable(np);
+          if (oa.vector_size != 3) return readError(label, np, "only 3-component offsets are read", ErrorCode::kUnsupported);
+          for (u64 i = 0; i < ia.count; ++i) out_shape.normal_values.push_back(static_cast<std::uint32_t>(ia.integer(i)));
+          for (u64 i = 0; i < oa.components(); ++i) out_shape.normal_offsets.push_back(static_cast<float>(oa.real(i)));
+        }
       out.blend_shapes.push_back(std::move(out_shape));
     }
   }

@@ -497,8 +497,6 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
   if (!m.morphs.empty()) {
     // Blend shapes: each morph's moved vertices as G4MF vertices (the first export vertex of each
     // merged G4MF vertex carries it; merged vertices share their source vertex, so their delta).
-    // Normal deltas are not written (G4MF's normal targets index the surface's normal values,
-    // not vertices): only position targets.
     Json shapes = Json::array();
     for (const ExportMorph& morph : m.morphs) {
       std::vector<std::uint32_t> indices;
@@ -518,6 +516,29 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
         position.set("indices", b.indices(indices, maxOf(indices), 1));
         position.set("offsets", b.floats(offsets, 3));
         shape.set("position", std::move(position));
+      }
+      // Normal deltas: the surface's normal values are the export vertices' normals, so the
+      // target indexes them by export vertex.
+      if (normals_acc >= 0 && !morph.normal_deltas.empty()) {
+        std::vector<std::uint32_t> turned;
+        std::vector<float> turns;
+        for (std::size_t i = 0; i < morph.vertices.size(); ++i) {
+          const float* d = &morph.normal_deltas[3 * i];
+          if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f) continue;
+          turned.push_back(morph.vertices[i]);
+          turns.insert(turns.end(), d, d + 3);
+        }
+        if (!turned.empty()) {
+          Json normal = Json::object();
+          normal.set("indices", b.indices(turned, maxOf(turned), 1));
+          normal.set("offsets", b.floats(turns, 3));
+          Json surface_target = Json::object();
+          surface_target.set("surface", 0);
+          surface_target.set("normal", std::move(normal));
+          Json shape_surfaces = Json::array();
+          shape_surfaces.push(std::move(surface_target));
+          shape.set("surfaces", std::move(shape_surfaces));
+        }
       }
       shapes.push(std::move(shape));
     }
