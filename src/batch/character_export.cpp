@@ -45,6 +45,72 @@ Status parseBaseColor(std::string_view text, std::string_view what, std::array<f
   return {};
 }
 
+namespace {
+
+// A target's offsets carried through the skinning to a pose used as the bind pose: linear blend
+// skinning is affine per vertex, so the posed body of the shaped mesh minus the posed body is the
+// vertex's blended linear part (weights renormalised as Blender does) times the offset.
+void posedOffsets(const Skin& skin, std::span<const Eigen::Matrix3d> linear, const Target& t, std::size_t n, std::vector<double>& out) {
+  out.resize(t.offsets.size());
+  for (std::size_t k = 0; k < t.vertices.size(); ++k) {
+    const std::size_t v = t.vertices[k];
+    const Eigen::Vector3d d(t.offsets[3 * k], t.offsets[3 * k + 1], t.offsets[3 * k + 2]);
+    Eigen::Vector3d moved = d;  // a vertex that does not deform keeps the offset
+    if (v < n) {
+      const std::span<const float> w(skin.weights.data() + skin.offsets[v], skin.influenceCount(v));
+      if (skinningDeforms(w)) {
+        Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+        double total = 0.0;
+        for (std::size_t i = 0; i < w.size(); ++i) {
+          sum += double(w[i]) * (linear[skin.bones[skin.offsets[v] + i]] * d);
+          total += double(w[i]);
+        }
+        moved = sum / total;
+      }
+    }
+    for (Eigen::Index j = 0; j < 3; ++j) out[3 * k + static_cast<std::size_t>(j)] = moved[j];
+  }
+}
+
+// The --morph targets onto the export model. `body` is the bind-pose body (posed when `bind` is
+// not empty); normal deltas are computed where the export computes the normals (no OBJ normals).
+Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, std::span<const Eigen::Matrix4d> bind,
+                 const CharacterExportOptions& o, ExportModel& model) {
+  std::unique_ptr<TargetCache> own;
+  TargetCache* targets = o.targets;
+  if (!targets) {
+    own = std::make_unique<TargetCache>(data);
+    targets = own.get();
+  }
+  const std::size_t n = c.mesh.vertexCount();
+  std::vector<Eigen::Matrix3d> linear;  // per bone: the linear part of pose * rest^-1
+  for (std::size_t b = 0; b < bind.size(); ++b) linear.push_back((bind[b] * c.fit.skeleton.rest[b].inverse()).topLeftCorner<3, 3>());
+  std::optional<MorphNormals> normals;
+  if (c.mesh.normals.empty()) normals.emplace(c.mesh, body.positions, o.threads);
+  std::vector<double> posed;
+  std::vector<float> normal_deltas;
+  for (const std::string& spec : o.morphs) {
+    const std::size_t eq = spec.find('=');
+    const std::string path = spec.substr(0, eq);
+    std::string name = eq == std::string::npos ? path.substr(path.rfind('/') + 1) : spec.substr(eq + 1);
+    if (path.empty() || name.empty())
+      return makeError(ErrorCode::kUsage, "--morph \"" + spec + "\": expected PATH or PATH=NAME (PATH relative to targets/)");
+    auto target = targets->get(path, n);
+    if (!target) return target.error();
+    const Target& t = **target;
+    std::span<const double> offsets = t.offsets;
+    if (!linear.empty()) {
+      posedOffsets(c.skin, linear, t, n, posed);
+      offsets = posed;
+    }
+    if (normals) normals->deltas(t.vertices, offsets, normal_deltas);
+    RIGFIT_TRY(addExportMorph(model, std::move(name), n, t.vertices, offsets, normal_deltas));
+  }
+  return {};
+}
+
+}  // namespace
+
 Expected<CharacterExport> exportCharacter(const DataSource& data, const Character& c, const PoseRequest& pose_request,
                                           const CharacterExportOptions& o) {
   const std::string& format = o.format;
@@ -72,65 +138,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   }
   auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads}, mesh->positions, bind);
   if (!model) return model.error();
-  if (!o.morphs.empty()) {
-    std::unique_ptr<TargetCache> own;
-    TargetCache* targets = o.targets;
-    if (!targets) {
-      own = std::make_unique<TargetCache>(data);
-      targets = own.get();
-    }
-    const std::size_t n = c.mesh.vertexCount();
-    // Normal deltas where the export computes the normals (the OBJ has none): the normals of the
-    // body with the target at weight 1 (positions as shapeBody makes them) minus the body's own.
-    // With a pose as the bind pose, a target's offsets are carried through the skinning: the
-    // posed body of the shaped mesh minus the posed body, which linear blend skinning makes each
-    // vertex's blended linear part times the offset (the skeleton stays as fitted).
-    std::vector<Eigen::Matrix3d> linear;  // per bone: the linear part of pose * rest^-1
-    if (!bind.empty()) {
-      linear.resize(bind.size());
-      for (std::size_t b = 0; b < bind.size(); ++b)
-        linear[b] = (bind[b] * c.fit.skeleton.rest[b].inverse()).topLeftCorner<3, 3>();
-    }
-    std::vector<double> posed_offsets;
-    std::optional<MorphNormals> normals;
-    if (c.mesh.normals.empty()) normals.emplace(c.mesh, mesh->positions, o.threads);
-    std::vector<float> normal_deltas;
-    for (const std::string& spec : o.morphs) {
-      const std::size_t eq = spec.find('=');
-      const std::string path = spec.substr(0, eq);
-      std::string name = eq == std::string::npos ? path.substr(path.rfind('/') + 1) : spec.substr(eq + 1);
-      if (path.empty() || name.empty())
-        return makeError(ErrorCode::kUsage, "--morph \"" + spec + "\": expected PATH or PATH=NAME (PATH relative to targets/)");
-      auto target = targets->get(path, n);
-      if (!target) return target.error();
-      const Target& t = **target;
-      std::span<const double> offsets = t.offsets;
-      if (!linear.empty()) {
-        posed_offsets.resize(t.offsets.size());
-        for (std::size_t k = 0; k < t.vertices.size(); ++k) {
-          const std::size_t v = t.vertices[k];
-          const Eigen::Vector3d d(t.offsets[3 * k], t.offsets[3 * k + 1], t.offsets[3 * k + 2]);
-          Eigen::Vector3d out_d = d;
-          if (v < n) {
-            const std::span<const float> w(c.skin.weights.data() + c.skin.offsets[v], c.skin.influenceCount(v));
-            if (skinningDeforms(w)) {
-              Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-              double total = 0.0;
-              for (std::size_t i = 0; i < w.size(); ++i) {
-                sum += double(w[i]) * (linear[c.skin.bones[c.skin.offsets[v] + i]] * d);
-                total += double(w[i]);
-              }
-              out_d = sum / total;
-            }
-          }
-          for (std::size_t j = 0; j < 3; ++j) posed_offsets[3 * k + j] = out_d[static_cast<Eigen::Index>(j)];
-        }
-        offsets = posed_offsets;
-      }
-      if (normals) normals->deltas(t.vertices, offsets, normal_deltas);
-      RIGFIT_TRY(addExportMorph(*model, std::move(name), n, t.vertices, offsets, normal_deltas));
-    }
-  }
+  if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, *mesh, bind, o, *model));
 
   Json& report = out.report = Json::object();
   report.set("format", format);
