@@ -61,6 +61,9 @@ struct Character {
   FitResult fit;
   bool has_skin = false;
   std::string weights_label;
+  /// What the weights file says of itself: its "name", "license" and "copyright" (those that are
+  /// strings), kept so an export can record where its weights came from and under which licence.
+  Json weights_statements = Json::object();
   Skin skin;
   WeightsBinding binding;
 };

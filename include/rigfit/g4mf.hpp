@@ -16,6 +16,7 @@
 
 #include "rigfit/error.hpp"
 #include "rigfit/export_model.hpp"
+#include "rigfit/json.hpp"
 
 namespace rigfit {
 
@@ -36,6 +37,7 @@ struct G4mfWriteOptions {
   std::string skeleton_name = "Armature";
   std::string mesh_node_name = "Body";
   std::string rig_name;  ///< written to the skeleton node's extras ("rig") when not empty
+  Json asset_extras = Json::object();  ///< written as asset.extras when not empty (provenance)
   /// Checklist §11: drop zero weights and divide each vertex's weights by their sum. A vertex whose
   /// total is <= 1e-4 is left unlisted (it stays at rest, as Blender's armature modifier leaves it).
   /// false: the weights as stored (zero weights still dropped).

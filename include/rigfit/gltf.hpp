@@ -9,6 +9,7 @@
 
 #include "rigfit/error.hpp"
 #include "rigfit/export_model.hpp"
+#include "rigfit/json.hpp"
 
 namespace rigfit {
 
@@ -32,6 +33,7 @@ struct GltfOptions {
   /// The body's material: linear RGBA base colour, not metallic (glTF's default material is fully
   /// metallic, which engines render dark), roughness 0.5.
   std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};
+  Json asset_extras = Json::object();  ///< written as asset.extras when not empty (provenance)
 };
 
 struct GltfFiles {

@@ -140,6 +140,15 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   if (!model) return model.error();
   if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, *mesh, bind, o, *model));
 
+  // Provenance: the weights file by name (not path: the bytes do not depend on where the data
+  // is) with what it says of its licence and copyright.
+  Json provenance = Json::object();
+  {
+    Json weights = Json::object();
+    weights.set("file", std::filesystem::path(c.weights_label).filename().string());
+    for (const auto& [key, value] : c.weights_statements.members()) weights.set(key, value);
+    provenance.set("weights", std::move(weights));
+  }
   Json& report = out.report = Json::object();
   report.set("format", format);
   report.set("rig", c.rig_name);
@@ -152,6 +161,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
       if (!kept[b]) removed.push(c.fit.skeleton.names[b]);
     report.set("removed_bones", std::move(removed));
   }
+  report.set("weights", *provenance.find("weights"));
   report.set("vertices", static_cast<std::int64_t>(model->vertexCount()));
   if (!model->morphs.empty()) {
     Json morphs = Json::array();
@@ -191,6 +201,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     report.set("max_dropped_weight", dropped);
     GltfOptions options;
     options.rig_name = c.rig_name;
+    options.asset_extras = provenance;
     options.base_color = o.base_color;
     options.container = format == "glb" ? GltfContainer::kGlb : o.embed ? GltfContainer::kGltfEmbedded : GltfContainer::kGltf;
     if (options.container == GltfContainer::kGltf) {
@@ -206,6 +217,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     options.container = format == "g4b" ? G4mfContainer::kBinary : G4mfContainer::kText;
     options.zstd = o.compress;
     options.rig_name = c.rig_name;
+    options.asset_extras = provenance;
     auto bytes = writeG4mf(*model, options);
     if (!bytes) return bytes.error();
     out.main = std::move(*bytes);

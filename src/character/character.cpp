@@ -214,6 +214,12 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   if (no_weights) return c;
   if (weights_failed) return weights_error;
   const std::size_t n = c.mesh.vertexCount();
+  const auto statements = [](const WeightsFile& f) {
+    Json out = Json::object();
+    for (const char* key : {"name", "license", "copyright"})
+      if (const Json* v = f.header.find(key); v && v->isString()) out.set(key, v->asString());
+    return out;
+  };
   std::shared_ptr<const WeightsFile> file;
   if (options.weights_cache) {
     auto cached = options.weights_cache->get(c.weights_label, n, [&] { return parse(n); });
@@ -222,6 +228,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   } else {
     EarlyWeights e = early.get();
     if (!e.file) return e.file.error();
+    c.weights_statements = statements(*e.file);
     if (e.bound_count == n && e.skin && e.topology.names == c.fit.skeleton.names && e.topology.parents == c.fit.skeleton.parents) {
       c.skin = std::move(*e.skin);
       c.binding = std::move(e.binding);
@@ -235,6 +242,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     }
     file = std::make_shared<const WeightsFile>(std::move(*parsed));
   }
+  c.weights_statements = statements(*file);
   auto skin = bindWeights(*file, c.fit.skeleton, c.rig, c.mesh.vertexCount(), &c.binding);
   if (!skin) return skin.error();
   c.skin = std::move(*skin);

@@ -554,6 +554,7 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
   asset.set("dimension", 3);
   asset.set("generator", std::string("rigfit ") + RIGFIT_VERSION_STRING);
   asset.set("specification", kSpecification);
+  if (options.asset_extras.isObject() && options.asset_extras.size()) asset.set("extras", options.asset_extras);
   doc.set("asset", std::move(asset));
   doc.set("nodes", std::move(nodes));
   doc.set("meshes", std::move(meshes));

@@ -371,6 +371,7 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   Json asset = Json::object();
   asset.set("version", "2.0");
   asset.set("generator", std::string("rigfit ") + RIGFIT_VERSION_STRING);
+  if (options.asset_extras.isObject() && options.asset_extras.size()) asset.set("extras", options.asset_extras);
   doc.set("asset", std::move(asset));
   doc.set("scene", 0);
   Json scene = Json::object();
