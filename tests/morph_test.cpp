@@ -231,6 +231,14 @@ TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
   auto unnamed = exportCharacter(data, *base, {}, options);
   ASSERT_FALSE(unnamed.ok());
   EXPECT_NE(unnamed.error().message.find("expected PATH or PATH=NAME"), std::string::npos);
+  // A folder stands for its targets in name order.
+  options.morphs = {"expression/units/asian/"};
+  auto folder = exportCharacter(data, *base, {}, options);
+  ASSERT_TRUE(folder.ok()) << folder.error().message;
+  const Json* listed = folder->report.find("morphs");
+  ASSERT_EQ(listed->size(), 34u);
+  EXPECT_EQ(listed->items()[0].find("name")->asString(), "eye-left-closure");
+  EXPECT_EQ(listed->items()[33].find("name")->asString(), "nose-right-elevation");
   options.morphs = {"expression/none"};
   auto missing = exportCharacter(data, *base, {}, options);
   ASSERT_FALSE(missing.ok());

@@ -25,7 +25,8 @@ struct CharacterExportOptions {
   bool compress = false;       ///< .g4b: Zstandard chunks
   int threads = 2;             ///< threads for the computed normals (the bytes do not depend on it)
   /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0:
-  /// each "PATH" or "PATH=NAME", PATH relative to the data's targets/ without extension (as
+  /// each "PATH" or "PATH=NAME" or "DIR/" (every target in targets/DIR, in name order), PATH
+  /// relative to the data's targets/ without extension (as
   /// --target), NAME by default PATH's last part. With a pose as the bind pose, the deltas are
   /// the target's change to the posed body (carried through each vertex's skinning).
   std::vector<std::string> morphs;

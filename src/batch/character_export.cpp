@@ -1,5 +1,6 @@
 #include "rigfit/character_export.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <memory>
@@ -89,7 +90,21 @@ Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, s
   if (c.mesh.normals.empty()) normals.emplace(c.mesh, body.positions, o.threads);
   std::vector<double> posed;
   std::vector<float> normal_deltas;
+  // "DIR/" stands for every target directly in targets/DIR, in name order.
+  std::vector<std::string> specs;
   for (const std::string& spec : o.morphs) {
+    if (spec.empty() || spec.back() != '/') {
+      specs.push_back(spec);
+      continue;
+    }
+    const std::string dir = spec.substr(0, spec.size() - 1);
+    std::vector<std::string> names = data.list("targets/" + dir, "", ".target.gz");
+    for (std::string& plain : data.list("targets/" + dir, "", ".target")) names.push_back(std::move(plain));
+    if (names.empty()) return makeError(ErrorCode::kIo, data.label("targets/" + dir) + ": no targets in this folder (--morph \"" + spec + "\")");
+    std::sort(names.begin(), names.end());
+    for (const std::string& file : names) specs.push_back(dir + "/" + file.substr(0, file.find(".target")));
+  }
+  for (const std::string& spec : specs) {
     const std::size_t eq = spec.find('=');
     const std::string path = spec.substr(0, eq);
     std::string name = eq == std::string::npos ? path.substr(path.rfind('/') + 1) : spec.substr(eq + 1);

@@ -75,7 +75,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--compress", args->compress, ".g4b: Zstandard-compress the JSON and buffer chunks");
   cmd->add_option("--morph", args->morphs,
                   "target PATH[=NAME] relative to the data's targets/ (e.g. expression/units/caucasian/mouth-open=jawOpen), "
-                  "exported as a morph target / blend shape with weight 0 (repeatable)");
+                  "exported as a morph target / blend shape with weight 0 (repeatable; DIR/ adds every target in DIR)");
   cmd->add_option("--base-color", args->base_color, "glTF: the body material's linear base colour R,G,B[,A], each 0..1 (default 0.8,0.8,0.8)");
   cmd->add_option("--report", args->report, "write a JSON report: joints, vertices, influences dropped, warnings");
   cmd->callback([args, &exit_code] { exit_code = runExport(*args); });
