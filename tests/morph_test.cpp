@@ -111,6 +111,14 @@ std::vector<float> denseTarget(const tinygltf::Model& g, int accessor) {
   return out;
 }
 
+// A float VEC3 attribute of the first primitive (tightly packed, as rigfit writes it).
+std::vector<float> attribute(const tinygltf::Model& model, const char* name) {
+  const tinygltf::Accessor& a = model.accessors[static_cast<std::size_t>(model.meshes[0].primitives[0].attributes.at(name))];
+  const tinygltf::BufferView& v = model.bufferViews[static_cast<std::size_t>(a.bufferView)];
+  const float* p = reinterpret_cast<const float*>(model.buffers[0].data.data() + v.byteOffset + a.byteOffset);
+  return std::vector<float>(p, p + 3 * a.count);
+}
+
 TEST(Gltf, MorphTargetsAreSparseNamedAndBounded) {
   ExportModel m = splitQuad();
   ASSERT_TRUE(addExportMorph(m, "smile", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}).ok());
@@ -191,14 +199,8 @@ TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
   ASSERT_TRUE(plain_shaped.ok()) << plain_shaped.error().message;
   const tinygltf::Model g = loadGlb(with_morphs->main);
   const tinygltf::Model s = loadGlb(plain_shaped->main);
-  const auto positions = [](const tinygltf::Model& model, const char* attribute) {
-    const tinygltf::Accessor& a = model.accessors[static_cast<std::size_t>(model.meshes[0].primitives[0].attributes.at(attribute))];
-    const tinygltf::BufferView& v = model.bufferViews[static_cast<std::size_t>(a.bufferView)];
-    const float* p = reinterpret_cast<const float*>(model.buffers[0].data.data() + v.byteOffset + a.byteOffset);
-    return std::vector<float>(p, p + 3 * a.count);
-  };
-  const std::vector<float> p0 = positions(g, "POSITION"), p1 = positions(s, "POSITION");
-  const std::vector<float> n0 = positions(g, "NORMAL"), n1 = positions(s, "NORMAL");
+  const std::vector<float> p0 = attribute(g, "POSITION"), p1 = attribute(s, "POSITION");
+  const std::vector<float> n0 = attribute(g, "NORMAL"), n1 = attribute(s, "NORMAL");
   ASSERT_EQ(p0.size(), p1.size());
   ASSERT_EQ(g.meshes[0].primitives[0].targets.size(), 2u);
   const std::vector<float> d = denseTarget(g, g.meshes[0].primitives[0].targets[0].at("POSITION"));
@@ -275,12 +277,6 @@ TEST(MorphShipped, PosedBindPoseCarriesTheDeltasThroughTheSkinning) {
   auto expected = exportCharacter(data, moved, pose, {});
   ASSERT_TRUE(expected.ok()) << expected.error().message;
   const tinygltf::Model g = loadGlb(with_morph->main), e = loadGlb(expected->main);
-  const auto attribute = [](const tinygltf::Model& model, const char* name) {
-    const tinygltf::Accessor& a = model.accessors[static_cast<std::size_t>(model.meshes[0].primitives[0].attributes.at(name))];
-    const tinygltf::BufferView& v = model.bufferViews[static_cast<std::size_t>(a.bufferView)];
-    const float* p = reinterpret_cast<const float*>(model.buffers[0].data.data() + v.byteOffset + a.byteOffset);
-    return std::vector<float>(p, p + 3 * a.count);
-  };
   const std::vector<float> p0 = attribute(g, "POSITION"), p1 = attribute(e, "POSITION");
   const std::vector<float> n0 = attribute(g, "NORMAL"), n1 = attribute(e, "NORMAL");
   ASSERT_EQ(p0.size(), p1.size());
