@@ -16,9 +16,7 @@ namespace {
 TEST(Provenance, WeightsFileAndItsLicenceAreRecorded) {
   RIGFIT_REQUIRE_SHARED_DATA();
   const DataSource data = DataSource::folder(test::sharedData());
-  CharacterOptions co;
-  co.rig = "mixamo_unity";
-  auto c = loadCharacter(data, co);
+  auto c = loadCharacter(data, {.rig = "mixamo_unity"});
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->weights_statements.find("license")->asString(), "CC0");
   EXPECT_EQ(c->weights_statements.find("name")->asString(), "MakeHuman mixamorig weights");
