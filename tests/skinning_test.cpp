@@ -395,6 +395,101 @@ TEST(SkinningResult, ThreadsGiveIdenticalResults) {
   EXPECT_EQ(c.run(Path::kSimd, 1).normals, c.run(Path::kSimd, 2, &pool).normals);
 }
 
+// Non-temporal stores (Stores::kStream) write the same bits as ordinary ones, on every target,
+// with and without normals, for both blends, in place, and over threads; unaligned outputs fall
+// back to ordinary stores.
+TEST(SkinningResult, StreamedStoresWriteTheSameBits) {
+  TargetGuard guard;
+  using Floats = std::vector<float, detail::Aligned64<float>>;
+  Case c = randomCase(4099, 53, 7, 77, true);
+  auto layout = SkinningLayout::build(c.skin);
+  ASSERT_TRUE(layout.ok());
+  SkinningPool pool(2);
+  const auto run = [&](SkinningJob::Stores stores, bool normals, bool dq, int threads, std::size_t skew, bool in_place,
+                       bool expect_stream) {
+    Floats p(c.positions.size() + skew, -777.0f), n(c.normals.size() + skew, -777.0f);
+    Floats ip(c.positions.begin(), c.positions.end()), in(c.normals.begin(), c.normals.end());
+    const std::span<float> out_p(p.data() + skew, c.positions.size()), out_n(n.data() + skew, c.normals.size());
+    if (in_place) {
+      std::copy(c.positions.begin(), c.positions.end(), out_p.begin());
+      std::copy(c.normals.begin(), c.normals.end(), out_n.begin());
+    }
+    SkinningJob job;
+    job.layout = &*layout;
+    job.matrices = c.matrices;
+    job.rest_matrices = c.rest;
+    job.in_positions = in_place ? std::span<const float>(out_p) : std::span<const float>(ip);
+    job.out_positions = out_p;
+    if (normals) {
+      job.in_normals = in_place ? std::span<const float>(out_n) : std::span<const float>(in);
+      job.out_normals = out_n;
+    }
+    job.dual_quaternion = dq;
+    job.stores = stores;
+    job.threads = threads;
+    job.pool = threads > 1 ? &pool : nullptr;
+    EXPECT_EQ(job.streams(), expect_stream);
+    EXPECT_TRUE(job.run());
+    Result r;
+    r.positions.assign(out_p.begin(), out_p.end());
+    if (normals) r.normals.assign(out_n.begin(), out_n.end());
+    return r;
+  };
+  for (const std::string& t : supportedTargets()) {
+    ASSERT_TRUE(setSkinningTargetForTesting(t));
+    for (bool normals : {true, false}) {
+      for (bool dq : {false, true}) {
+        SCOPED_TRACE(t + (normals ? ", normals" : ", positions only") + (dq ? ", dual quaternion" : ""));
+        const Result cached = run(SkinningJob::Stores::kCache, normals, dq, 1, 0, false, false);
+        Result ref = c.run(Path::kReference);
+        if (!normals) ref.normals.clear();
+        if (!dq) expectClose(cached, ref, 1e-5, "cached stores");
+        const Result streamed = run(SkinningJob::Stores::kStream, normals, dq, 1, 0, false, true);
+        EXPECT_EQ(streamed.positions, cached.positions);
+        EXPECT_EQ(streamed.normals, cached.normals);
+        const Result in_place = run(SkinningJob::Stores::kStream, normals, dq, 1, 0, true, true);
+        EXPECT_EQ(in_place.positions, cached.positions);
+        EXPECT_EQ(in_place.normals, cached.normals);
+        const Result threaded = run(SkinningJob::Stores::kStream, normals, dq, 2, 0, false, true);
+        EXPECT_EQ(threaded.positions, cached.positions);
+        EXPECT_EQ(threaded.normals, cached.normals);
+        const Result unaligned = run(SkinningJob::Stores::kStream, normals, dq, 1, 1, false, false);
+        EXPECT_EQ(unaligned.positions, cached.positions);
+        EXPECT_EQ(unaligned.normals, cached.normals);
+        // kAuto: this mesh's arrays are far below kSkinningStreamBytes.
+        EXPECT_EQ(run(SkinningJob::Stores::kAuto, normals, dq, 1, 0, false, false).positions, cached.positions);
+      }
+    }
+  }
+}
+
+// kAuto streams from kSkinningStreamBytes of vertex arrays on (aligned outputs only).
+TEST(SkinningResult, AutoStreamsOnlyMeshesBiggerThanTheCaches) {
+  const std::size_t big = kSkinningStreamBytes / (4 * 3 * sizeof(float)) + 16;  // with normals
+  std::vector<Influences> inf(big, Influences{{0, 1.0f}});
+  const Skin skin = makeSkin(1, inf);
+  auto layout = SkinningLayout::build(skin);
+  ASSERT_TRUE(layout.ok());
+  std::vector<float, detail::Aligned64<float>> a(3 * big, 0.5f), b(3 * big), n(3 * big, 0.0f), m(3 * big);
+  const std::vector<float> mats = pack({Eigen::Matrix4d::Identity()});
+  SkinningJob job;
+  job.layout = &*layout;
+  job.matrices = mats;
+  job.in_positions = a;
+  job.out_positions = b;
+  EXPECT_FALSE(job.streams()) << "positions only: half the bytes";
+  job.in_normals = n;
+  job.out_normals = m;
+  EXPECT_TRUE(job.streams());
+  job.stores = SkinningJob::Stores::kCache;
+  EXPECT_FALSE(job.streams());
+  job.stores = SkinningJob::Stores::kAuto;
+  ASSERT_TRUE(job.run());
+  EXPECT_EQ(b[3 * big - 1], 0.5f);
+  job.out_positions = std::span<float>(b.data() + 1, 3 * big - 1);  // no longer 64-byte aligned
+  EXPECT_FALSE(job.streams());
+}
+
 TEST(SkinningResult, InPlace) {
   Case c = randomCase(777, 20, 6, 9, true);
   auto layout = SkinningLayout::build(c.skin);

@@ -207,6 +207,12 @@ struct SkinningJob {
   std::span<float> out_positions;        ///< 3 floats per vertex; may be the same array as in_positions
   std::span<float> out_normals;          ///< required when in_normals is given; may alias in_normals
   bool dual_quaternion = false;
+  /// How the SIMD kernels write the outputs. kStream: non-temporal stores, which send each line
+  /// to memory without first reading it into the cache: for meshes far bigger than the caches,
+  /// where the outputs would only evict data and cost a read each. kCache: ordinary stores.
+  /// kAuto: kStream when the vertex arrays (in and out) take at least kSkinningStreamBytes and
+  /// the outputs are 64-byte aligned. Streaming needs 64-byte aligned outputs (else kCache).
+  enum class Stores { kAuto, kCache, kStream } stores = Stores::kAuto;
   bool reference = false;                ///< scalar double-precision path (needs skin)
   int threads = 1;                       ///< parts run in parallel (1: the calling thread only)
   SkinningPool* pool = nullptr;          ///< threads for threads > 1 (none: std::thread per run)
@@ -219,7 +225,12 @@ struct SkinningJob {
   bool validate() const;
   /// validate(), then deforms. Returns false (writing nothing) when invalid.
   bool run() const;
+  /// Whether run() writes the outputs with non-temporal stores (see `stores`).
+  bool streams() const;
 };
+
+/// SkinningJob::Stores::kAuto streams the outputs from this many bytes of vertex arrays on.
+inline constexpr std::size_t kSkinningStreamBytes = std::size_t{32} << 20;
 
 /// Packs 4x4 double matrices into the 3x4 float rows SkinningJob takes (12 floats each).
 void packSkinningMatrices(std::span<const Eigen::Matrix4d> matrices, std::span<float> out);
@@ -251,6 +262,7 @@ struct SkinningKernelArgs {
   const float* in_normals = nullptr;  ///< null: positions only
   float* out_positions = nullptr;
   float* out_normals = nullptr;
+  bool stream = false;  ///< non-temporal stores; the outputs are 64-byte aligned
 };
 /// Runs chunks [chunk_begin, chunk_end) with the best SIMD target.
 void skinChunks(const SkinningKernelArgs& args, std::size_t chunk_begin, std::size_t chunk_end);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -703,6 +704,18 @@ void SkinningPool::parallelFor(int count, const std::function<void(int)>& fn) {
 // ------------------------------------------------------------------------------------------------
 // SkinningJob
 
+namespace {
+bool aligned64(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; }
+}  // namespace
+
+bool SkinningJob::streams() const {
+  if (layout == nullptr || reference || stores == Stores::kCache) return false;
+  if (!aligned64(out_positions.data()) || (!out_normals.empty() && !aligned64(out_normals.data()))) return false;
+  if (stores == Stores::kStream) return true;
+  const std::size_t bytes = (in_positions.size() + out_positions.size() + in_normals.size() + out_normals.size()) * sizeof(float);
+  return bytes >= kSkinningStreamBytes;
+}
+
 bool SkinningJob::validate() const {
   if (layout == nullptr && skin == nullptr) return false;
   if (reference && skin == nullptr) return false;
@@ -796,6 +809,7 @@ bool SkinningJob::run() const {
     args.in_normals = in_normals.data();
     args.out_normals = out_normals.data();
   }
+  args.stream = streams();
   const int parts = partsFor(*this, n);
   if (parts <= 1) {
     detail::skinChunks(args, 0, args.layout.chunk_count);

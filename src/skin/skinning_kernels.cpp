@@ -294,7 +294,8 @@ HWY_INLINE void LoadXYZ(const float* HWY_RESTRICT p, V& x, V& y, V& z) {
   z = V{_mm512_permutex2var_ps(_mm512_permutex2var_ps(a, iz1, b), iz2, c)};
 }
 
-HWY_INLINE void StoreXYZ(V x, V y, V z, float* HWY_RESTRICT p) {
+// Interleaves x, y, z into the 3 vectors of 16 consecutive xyz triples.
+HWY_INLINE void InterleaveXYZ(V x, V y, V z, V (&o)[3]) {
   // Output element f (0..47) = component f % 3 of vertex f / 3.
   const __m512i ia1 = _mm512_setr_epi32(0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5);
   const __m512i ia2 = _mm512_setr_epi32(0, 1, 16, 3, 4, 17, 6, 7, 18, 9, 10, 19, 12, 13, 20, 15);
@@ -302,17 +303,48 @@ HWY_INLINE void StoreXYZ(V x, V y, V z, float* HWY_RESTRICT p) {
   const __m512i ib2 = _mm512_setr_epi32(0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15);
   const __m512i ic1 = _mm512_setr_epi32(0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0);
   const __m512i ic2 = _mm512_setr_epi32(26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31);
-  _mm512_storeu_ps(p, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ia1, y.raw), ia2, z.raw));
-  _mm512_storeu_ps(p + 16, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ib1, y.raw), ib2, z.raw));
-  _mm512_storeu_ps(p + 32, _mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ic1, y.raw), ic2, z.raw));
+  o[0] = V{_mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ia1, y.raw), ia2, z.raw)};
+  o[1] = V{_mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ib1, y.raw), ib2, z.raw)};
+  o[2] = V{_mm512_permutex2var_ps(_mm512_permutex2var_ps(x.raw, ic1, y.raw), ic2, z.raw)};
+}
+
+HWY_INLINE void StoreXYZ(V x, V y, V z, float* HWY_RESTRICT p) {
+  V o[3];
+  InterleaveXYZ(x, y, z, o);
+  for (std::size_t i = 0; i < 3; ++i) hn::StoreU(o[i], D(), p + i * kN);
+}
+
+// p is 64-byte aligned.
+HWY_INLINE void StreamXYZ(V x, V y, V z, float* HWY_RESTRICT p) {
+  V o[3];
+  InterleaveXYZ(x, y, z, o);
+  for (std::size_t i = 0; i < 3; ++i) hn::Stream(o[i], D(), p + i * kN);
 }
 #else
 HWY_INLINE void LoadXYZ(const float* HWY_RESTRICT p, V& x, V& y, V& z) { hn::LoadInterleaved3(D(), p, x, y, z); }
 HWY_INLINE void StoreXYZ(V x, V y, V z, float* HWY_RESTRICT p) { hn::StoreInterleaved3(x, y, z, D(), p); }
+// p is aligned to the vector size.
+HWY_INLINE void StreamXYZ(V x, V y, V z, float* HWY_RESTRICT p) {
+  const D d;
+  alignas(64) float buf[3 * kN];
+  hn::StoreInterleaved3(x, y, z, d, buf);
+  for (std::size_t i = 0; i < 3; ++i) hn::Stream(hn::Load(d, buf + i * kN), d, p + i * kN);
+}
 #endif
 
+// The outputs: ordinary stores, or non-temporal ones for meshes far bigger than the caches
+// (the lines then go to memory without first being read into the cache).
+template <bool kStream>
+HWY_INLINE void PutXYZ(V x, V y, V z, float* HWY_RESTRICT p) {
+  if constexpr (kStream) {
+    StreamXYZ(x, y, z, p);
+  } else {
+    StoreXYZ(x, y, z, p);
+  }
+}
+
 // Transforms kN consecutive vertices whose matrices are the SoA vectors m[row][col].
-template <bool kNormals>
+template <bool kNormals, bool kStream>
 HWY_INLINE void Transform(const V (&m)[3][4], const float* in_p, const float* in_n, float* out_p, float* out_n,
                           std::uint64_t rest_lanes) {
   const D d;
@@ -363,8 +395,8 @@ HWY_INLINE void Transform(const V (&m)[3][4], const float* in_p, const float* in
       tz = hn::IfThenElse(rest, nz, tz);
     }
   }
-  StoreXYZ(ox, oy, oz, out_p);
-  if constexpr (kNormals) StoreXYZ(tx, ty, tz, out_n);
+  PutXYZ<kStream>(ox, oy, oz, out_p);
+  if constexpr (kNormals) PutXYZ<kStream>(tx, ty, tz, out_n);
 }
 
 // Rows of the sub-chunk starting at chunk vertex s0 (vertices s0 .. s0 + kN - 1) in SoA form.
@@ -489,29 +521,29 @@ struct Io {
   std::size_t first;  ///< the vertex at in_p[0]
 };
 
-template <bool kNormals, class Gather>
+template <bool kNormals, bool kStream, class Gather>
 HWY_INLINE void SkinChunk(const detail::SkinningKernelArgs& a, const Io& io, std::size_t c, const Gather& gather) {
   for (std::size_t s0 = 0; s0 < kC; s0 += kN) {
     V m[3][4];
     gather(s0, m);
     const std::size_t v = c * kC + s0, o = 3 * (v - io.first);
-    Transform<kNormals>(m, io.in_p + o, kNormals ? io.in_n + o : nullptr, io.out_p + o, kNormals ? io.out_n + o : nullptr,
+    Transform<kNormals, kStream>(m, io.in_p + o, kNormals ? io.in_n + o : nullptr, io.out_p + o, kNormals ? io.out_n + o : nullptr,
                         RestLanes(a.layout.rest_bits, v));
   }
 }
 
-template <bool kNormals, std::size_t K>
+template <bool kNormals, bool kStream, std::size_t K>
 HWY_NOINLINE void SkinChunkK(const detail::SkinningKernelArgs& a, const Io& io, std::size_t c) {
   const std::uint16_t* b = a.layout.bones + a.layout.chunk_bone[c];
   const float* w = a.layout.weights + a.layout.chunk_weight[c];
   const float* mats = a.matrices;
-  SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
+  SkinChunk<kNormals, kStream>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
     GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) { BlendVertex<K>(mats, b, w, v, acc); }, m);
   });
 }
 
 // Whole chunks [chunk_begin, chunk_end).
-template <bool kNormals>
+template <bool kNormals, bool kStream>
 void SkinRange(const detail::SkinningKernelArgs& a, const Io& io, std::size_t chunk_begin, std::size_t chunk_end) {
   const detail::SkinningView& L = a.layout;
   const D d;
@@ -528,13 +560,13 @@ void SkinRange(const detail::SkinningKernelArgs& a, const Io& io, std::size_t ch
     }
     if (a.dual_quats != nullptr && u != 0) {
       const float* dqs = a.dual_quats;
-      SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBoneDualQuat(u, dqs, b, w, s0, m); });
+      SkinChunk<kNormals, kStream>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBoneDualQuat(u, dqs, b, w, s0, m); });
       continue;
     }
     if (a.dual_quats != nullptr) {
       alignas(64) float rows[kC * kRow];
       for (std::size_t v = 0; v < kC; ++v) BlendDualQuatVertex(L, a.dual_quats, c, v, rows + v * kRow);
-      SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
+      SkinChunk<kNormals, kStream>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
         GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) {
           for (std::size_t p = 0; p < kParts; ++p) acc[p] = hn::Load(d, rows + v * kRow + p * kN);
         }, m);
@@ -542,46 +574,51 @@ void SkinRange(const detail::SkinningKernelArgs& a, const Io& io, std::size_t ch
       continue;
     }
     if (u != 0) {
-      SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBone(u, mats, b, w, s0, m); });
+      SkinChunk<kNormals, kStream>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) { GatherPerBone(u, mats, b, w, s0, m); });
       continue;
     }
     switch (k) {
-      case 1: SkinChunkK<kNormals, 1>(a, io, c); break;
-      case 2: SkinChunkK<kNormals, 2>(a, io, c); break;
-      case 3: SkinChunkK<kNormals, 3>(a, io, c); break;
-      case 4: SkinChunkK<kNormals, 4>(a, io, c); break;
-      case 5: SkinChunkK<kNormals, 5>(a, io, c); break;
-      case 6: SkinChunkK<kNormals, 6>(a, io, c); break;
+      case 1: SkinChunkK<kNormals, kStream, 1>(a, io, c); break;
+      case 2: SkinChunkK<kNormals, kStream, 2>(a, io, c); break;
+      case 3: SkinChunkK<kNormals, kStream, 3>(a, io, c); break;
+      case 4: SkinChunkK<kNormals, kStream, 4>(a, io, c); break;
+      case 5: SkinChunkK<kNormals, kStream, 5>(a, io, c); break;
+      case 6: SkinChunkK<kNormals, kStream, 6>(a, io, c); break;
       default:
-        SkinChunk<kNormals>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
+        SkinChunk<kNormals, kStream>(a, io, c, [&](std::size_t s0, V(&m)[3][4]) {
           GatherMatrices(s0, [&](std::size_t v, V(&acc)[kParts]) { BlendVertexAny(k, mats, b, w, v, acc); }, m);
         });
     }
   }
 }
 
-template <bool kNormals>
+template <bool kNormals, bool kStream>
 void SkinChunksImpl(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
   const detail::SkinningView& L = a.layout;
   const std::size_t tail = L.vertex_count % kC;  // vertices in a partial last chunk
   const bool partial = tail != 0 && chunk_begin < chunk_end && chunk_end == L.chunk_count;
   const std::size_t whole_end = partial ? chunk_end - 1 : chunk_end;
-  SkinRange<kNormals>(a, Io{a.in_positions, a.in_normals, a.out_positions, a.out_normals, 0}, chunk_begin, whole_end);
+  SkinRange<kNormals, kStream>(a, Io{a.in_positions, a.in_normals, a.out_positions, a.out_normals, 0}, chunk_begin,
+                               whole_end);
+#if HWY_ARCH_X86
+  if constexpr (kStream) _mm_sfence();  // the streamed lines are visible before the call returns
+#endif
   if (!partial) return;
   const std::size_t v0 = whole_end * kC;
   alignas(64) float in_p[3 * kC] = {}, in_n[3 * kC] = {}, out_p[3 * kC], out_n[3 * kC];
   std::memcpy(in_p, a.in_positions + 3 * v0, tail * 12);
   if (kNormals) std::memcpy(in_n, a.in_normals + 3 * v0, tail * 12);
-  SkinRange<kNormals>(a, Io{in_p, in_n, out_p, out_n, v0}, whole_end, chunk_end);
+  SkinRange<kNormals, false>(a, Io{in_p, in_n, out_p, out_n, v0}, whole_end, chunk_end);
   std::memcpy(a.out_positions + 3 * v0, out_p, tail * 12);
   if (kNormals) std::memcpy(a.out_normals + 3 * v0, out_n, tail * 12);
 }
 
 void SkinChunks(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
   if (a.in_normals != nullptr) {
-    SkinChunksImpl<true>(a, chunk_begin, chunk_end);
+    a.stream ? SkinChunksImpl<true, true>(a, chunk_begin, chunk_end) : SkinChunksImpl<true, false>(a, chunk_begin, chunk_end);
   } else {
-    SkinChunksImpl<false>(a, chunk_begin, chunk_end);
+    a.stream ? SkinChunksImpl<false, true>(a, chunk_begin, chunk_end)
+             : SkinChunksImpl<false, false>(a, chunk_begin, chunk_end);
   }
 }
 #endif  // HWY_TARGET == HWY_SCALAR
