@@ -79,5 +79,29 @@ TEST_F(AtomicWrite, MissingFolderIsAnError) {
   EXPECT_NE(st.error().message.find(path + ": cannot create a temporary file"), std::string::npos) << st.error().message;
 }
 
+// loadFile: every byte (binary, any length), followed by kPadding zero bytes; errors name the file.
+TEST_F(AtomicWrite, LoadFileReadsEveryByteAndPadsWithZeros) {
+  std::string bytes;
+  for (int i = 0; i < 70000; ++i) bytes.push_back(static_cast<char>((i * 7919) % 256));
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096}, bytes.size()}) {
+    const std::string path = (dir_ / ("f" + std::to_string(n))).string();
+    ASSERT_TRUE(writeFileAtomic(path, std::string_view(bytes).substr(0, n)).ok());
+    auto f = loadFile(path);
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    EXPECT_EQ(f->text(), std::string_view(bytes).substr(0, n));
+    if (n > 0) {
+      for (std::size_t i = 0; i < FileText::kPadding; ++i) EXPECT_EQ(f->text().data()[n + i], '\0') << n << " +" << i;
+    }
+    FileText moved = std::move(*f);  // the bytes move with the object
+    EXPECT_EQ(moved.text(), std::string_view(bytes).substr(0, n));
+  }
+  auto missing = loadFile((dir_ / "missing").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find((dir_ / "missing").string() + ": cannot open"), std::string::npos);
+  auto folder = loadFile(dir_.string());
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.error().message.find(dir_.string() + ": not a regular file"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rigfit

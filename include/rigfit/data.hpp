@@ -28,7 +28,7 @@ class DataSource {
   std::string label(std::string_view relative) const;
   bool exists(std::string_view relative) const;
   [[nodiscard]] Expected<std::string> read(std::string_view relative) const;
-  /// The file's bytes without a copy (mapped; the built-in demo's in place).
+  /// The file's bytes (read whole; the built-in demo's in place, without a copy).
   [[nodiscard]] Expected<FileText> view(std::string_view relative) const;
   /// Files directly in `relative_dir` whose names start with `prefix` and end with `suffix`, sorted.
   std::vector<std::string> list(std::string_view relative_dir, std::string_view prefix, std::string_view suffix) const;

@@ -103,7 +103,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   bool weights_failed = false, no_weights = options.weights == "none";
   auto fromSource = [&data](std::string rel, std::string label) {
     return [&data, rel = std::move(rel), label = std::move(label)](std::size_t n) -> Expected<WeightsFile> {
-      auto text = data.view(rel);  // mapped, not copied
+      auto text = data.view(rel);
       if (!text) return text.error();
       return parseWeights(text->text(), label, n);
     };

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <new>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,45 +73,42 @@ FileText FileText::borrowed(std::string_view bytes) {
   return f;
 }
 
-FileText::FileText(FileText&& other) noexcept : map_(other.map_), map_size_(other.map_size_), view_(other.view_) {
-  other.map_ = nullptr;
-  other.map_size_ = 0;
-  other.view_ = {};
-}
+FileText::FileText(FileText&& other) noexcept : owned_(std::move(other.owned_)), view_(other.view_) { other.view_ = {}; }
 
 FileText& FileText::operator=(FileText&& other) noexcept {
   if (this != &other) {
-    if (map_) ::munmap(map_, map_size_);
-    map_ = other.map_;
-    map_size_ = other.map_size_;
+    owned_ = std::move(other.owned_);
     view_ = other.view_;
-    other.map_ = nullptr;
-    other.map_size_ = 0;
     other.view_ = {};
   }
   return *this;
 }
 
-FileText::~FileText() {
-  if (map_) ::munmap(map_, map_size_);
-}
-
-Expected<FileText> mapFile(const std::string& path) {
+Expected<FileText> loadFile(const std::string& path) {
   std::size_t size = 0;
   auto opened = openRegular(path, size);
   if (!opened) return opened.error();
   const int fd = *opened;
   FileText out;
   if (size > 0) {
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (p == MAP_FAILED) {
-      const int saved = errno;
+    // Default-initialised (not zeroed), with zeroed padding for parsers that read ahead (simdjson).
+    out.owned_.reset(new (std::nothrow) char[size + FileText::kPadding]);
+    if (!out.owned_) {
       ::close(fd);
-      return makeError(ErrorCode::kIo, path + ": cannot map: " + std::strerror(saved));
+      return makeError(ErrorCode::kIo, path + ": cannot hold its " + std::to_string(size) + " bytes in memory");
     }
-    out.map_ = p;
-    out.map_size_ = size;
-    out.view_ = std::string_view(static_cast<const char*>(p), size);
+    std::memset(out.owned_.get() + size, 0, FileText::kPadding);
+    std::size_t done = 0;
+    while (done < size) {
+      const ssize_t n = ::read(fd, out.owned_.get() + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {  // an error, or the file shrank while being read
+        ::close(fd);
+        return makeError(ErrorCode::kIo, path + ": read failed at byte " + std::to_string(done));
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    out.view_ = std::string_view(out.owned_.get(), size);
   }
   ::close(fd);
   return out;

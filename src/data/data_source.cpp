@@ -64,7 +64,7 @@ Expected<FileText> DataSource::view(std::string_view relative) const {
     if (!f) return makeError(ErrorCode::kIo, label(relative) + ": no such file in the built-in demo");
     return FileText::borrowed(std::string_view(reinterpret_cast<const char*>(f->data), f->size));
   }
-  return mapFile(label(relative));
+  return loadFile(label(relative));
 }
 
 std::vector<std::string> DataSource::list(std::string_view dir, std::string_view prefix, std::string_view suffix) const {

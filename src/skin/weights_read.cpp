@@ -16,6 +16,7 @@
 #include <simdjson.h>
 
 #include "core/file_io.hpp"
+#include "rigfit/file_io.hpp"
 #include "core/json_number.hpp"
 #include "core/json_scan.hpp"
 #include "rigfit/weights.hpp"
@@ -406,10 +407,12 @@ class Reader {
   bool fast_;
 };
 
-// simdjson and the fast reader read up to SIMDJSON_PADDING bytes past the end: a mapped file is
-// read in place when those bytes lie on its last page (detail::paddingReadable); a well-formed
+// simdjson and the fast reader read up to SIMDJSON_PADDING bytes past the end: a text is read
+// in place when those bytes lie on its last page (detail::paddingReadable); a well-formed
 // document here is an object whose last token, '}', ends every number or literal before it (a
 // truncated text is an error whatever follows it).
+static_assert(FileText::kPadding >= simdjson::SIMDJSON_PADDING, "loaded files are padded for simdjson");
+
 Expected<WeightsFile> parseWeightsIn(std::string_view text, std::string_view label, std::size_t vertex_count, bool fast) {
   Reader reader(text, label, vertex_count, fast);
   if (detail::paddingReadable(text.data(), text.size()))
