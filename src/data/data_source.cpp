@@ -123,6 +123,11 @@ Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) 
   }
   std::string known;
   for (const auto& n : listRigs(data)) known += (known.empty() ? "" : ", ") + n;
+  if (known.empty() && !data.isBuiltin()) {  // the folder itself is wrong: say so, not "no rig"
+    if (!std::filesystem::is_directory(data.describe(), ec)) return makeError(ErrorCode::kIo, data.describe() + ": no such folder");
+    return makeError(ErrorCode::kIo, data.describe() +
+                                         ": no rigs in rigs/standard or rigs/rigify (an MPFB data folder has the layout of MPFB's src/mpfb/data)");
+  }
   return makeError(ErrorCode::kIo, data.describe() + ": no rig named \"" + arg + "\" (available: " + known + ")");
 }
 
