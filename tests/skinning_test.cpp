@@ -444,18 +444,22 @@ TEST(SkinningResult, StreamedStoresWriteTheSameBits) {
         Result ref = c.run(Path::kReference);
         if (!normals) ref.normals.clear();
         if (!dq) expectClose(cached, ref, 1e-5, "cached stores");
-        const Result streamed = run(SkinningJob::Stores::kStream, normals, dq, 1, 0, false, true);
-        EXPECT_EQ(streamed.positions, cached.positions);
-        EXPECT_EQ(streamed.normals, cached.normals);
-        const Result in_place = run(SkinningJob::Stores::kStream, normals, dq, 1, 0, true, true);
-        EXPECT_EQ(in_place.positions, cached.positions);
-        EXPECT_EQ(in_place.normals, cached.normals);
-        const Result threaded = run(SkinningJob::Stores::kStream, normals, dq, 2, 0, false, true);
-        EXPECT_EQ(threaded.positions, cached.positions);
-        EXPECT_EQ(threaded.normals, cached.normals);
-        const Result unaligned = run(SkinningJob::Stores::kStream, normals, dq, 1, 1, false, false);
-        EXPECT_EQ(unaligned.positions, cached.positions);
-        EXPECT_EQ(unaligned.normals, cached.normals);
+        struct Variant {
+          const char* what;
+          SkinningJob::Stores stores;
+          int threads;
+          std::size_t skew;
+          bool in_place, streams;
+        };
+        const Variant variants[] = {{"streamed", SkinningJob::Stores::kStream, 1, 0, false, true},
+                                    {"streamed in place", SkinningJob::Stores::kStream, 1, 0, true, true},
+                                    {"streamed on 2 threads", SkinningJob::Stores::kStream, 2, 0, false, true},
+                                    {"unaligned: cached", SkinningJob::Stores::kStream, 1, 1, false, false}};
+        for (const Variant& v : variants) {
+          const Result r = run(v.stores, normals, dq, v.threads, v.skew, v.in_place, v.streams);
+          EXPECT_EQ(r.positions, cached.positions) << v.what;
+          EXPECT_EQ(r.normals, cached.normals) << v.what;
+        }
         // kAuto: this mesh's arrays are far below kSkinningStreamBytes.
         EXPECT_EQ(run(SkinningJob::Stores::kAuto, normals, dq, 1, 0, false, false).positions, cached.positions);
       }
