@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/common.hpp"
+#include "core/warm_worker.hpp"
 #include "rigfit/character_export.hpp"
 
 namespace rigfit::cli {
@@ -45,6 +46,7 @@ int runExport(const ExportArgs& a) {
     bin_path = (p.parent_path() / options.bin_name).string();
   }
   auto files = exportCharacter(a.character.data.source(), *c, a.pose, options);
+  detail::retireWarmWorker();  // its tasks are done; it ends while the files are written
   if (!files) return reportError(files.error());
   for (const auto& w : files->warnings) warn(w);
   if (Status st = writeCharacterExport(*files, a.out, bin_path); !st) return reportError(st.error());

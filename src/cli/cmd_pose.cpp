@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/common.hpp"
+#include "core/warm_worker.hpp"
 #include "rigfit/fit.hpp"
 #include "rigfit/posing.hpp"
 
@@ -27,6 +28,7 @@ int runPose(const PoseArgs& a) {
   for (const auto& w : warnings) warn(w.message);
   PosedMesh posed;
   if (Status st = poseCharacter(*c, pose, a.dqs, a.threads, posed); !st) return reportError(st.error());
+  detail::retireWarmWorker();  // its tasks are done; it ends while the files are written
   const std::string obj = writeObj(c->mesh, posed.positions, posed.normals, "posed by rigfit " RIGFIT_VERSION_STRING);
   // Write the skeleton first: if it fails, no posed OBJ is left behind either.
   if (!a.skeleton_out.empty())

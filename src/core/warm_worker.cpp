@@ -35,13 +35,18 @@ class WarmWorker {
   }
 
   ~WarmWorker() {
+    retire();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // No more tasks: the thread ends when it has none left (later tasks get threads of their own).
+  void retire() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
     }
     stop_.store(true, std::memory_order_release);
     wake_.notify_one();
-    if (thread_.joinable()) thread_.join();
   }
 
  private:
@@ -135,5 +140,7 @@ WarmWorker& worker() {
 bool runOnWarmWorker(std::function<void()>& work, std::function<void()>& done) { return worker().post(work, done); }
 
 void warmUpWorker() { worker().warmUp(); }
+
+void retireWarmWorker() { worker().retire(); }
 
 }  // namespace rigfit::detail

@@ -27,6 +27,12 @@ bool runOnWarmWorker(std::function<void()>& work, std::function<void()>& done);
 /// calls it first, so that the thread's start and its CPU's wake-up overlap other work.
 void warmUpWorker();
 
+/// Tells the warm worker that the program posts no more tasks: its thread ends (without being
+/// joined) once idle, beside the caller's remaining work, so that a process exiting soon after
+/// has one thread fewer to stop (about 0.5 ms on a VM). Tasks posted later run on threads of
+/// their own.
+void retireWarmWorker();
+
 /// A task started beside the caller: on the warm worker when it is free, else on a thread of its
 /// own. get() returns its result (or throws its exception); if no thread has started the task by
 /// then (its CPU busy with something else), the caller runs it itself, so a late side thread never
