@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <stdexcept>
 #include <thread>
@@ -98,4 +99,25 @@ TEST(SideTask, EveryTaskRunsExactlyOnceWhoeverTakesIt) {
     SideTask<int> t([]() -> int { throw std::runtime_error("side"); });
     EXPECT_THROW(t.get(), std::runtime_error);
   }
+}
+
+// After retireWarmWorker() the worker takes no more tasks: each later task runs on a thread of
+// its own, still off the calling thread, and still returns. Retiring is for the rest of the
+// process, so the check runs in a fresh process of its own (a death test that exits 0).
+bool retiredWorkerLeavesTasksToThreadsOfTheirOwn() {
+  const std::thread::id warm = sideThreadId();
+  if (sideThreadId() != warm) return false;  // the warm worker, reused
+  rigfit::detail::retireWarmWorker();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // its thread has ended
+  const std::thread::id first = sideThreadId();
+  if (first == std::this_thread::get_id() || first == warm) return false;
+  SideTask<int> answer([] { return 42; });
+  if (answer.get() != 42) return false;
+  rigfit::detail::warmUpWorker();  // no effect once retired
+  return sideThreadId() != warm;
+}
+
+TEST(SideTaskDeathTest, ARetiredWorkerLeavesTasksToThreadsOfTheirOwn) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(retiredWorkerLeavesTasksToThreadsOfTheirOwn() ? 0 : 1), ::testing::ExitedWithCode(0), "");
 }
