@@ -11,12 +11,30 @@
 #include "cli/heap.hpp"
 #include "core/warm_worker.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// The heap set-up, then the side thread for the commands that read the weights on it as soon
+// as the rig is known: starting it first hides its start-up behind the static constructors,
+// the option parsing and the rig's reading.
+void startUp(int argc, char** argv) {
+  static bool done = false;
+  if (done) return;
+  done = true;
   const std::string_view first = argc > 1 ? argv[1] : "";
   rigfit::cli::setUpHeap(first != "batch");
-  // These commands read the weights on a second thread as soon as the rig is known: starting it
-  // now hides its start-up behind the option parsing and the rig's reading.
   if (first == "export" || first == "pose") rigfit::detail::warmUpWorker();
+}
+
+#if defined(__GLIBC__) && defined(__linux__)
+// glibc passes argc and argv to constructors; 101 runs before the other static constructors.
+__attribute__((constructor(101))) void startUpFirst(int argc, char** argv, char**) { startUp(argc, argv); }
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  startUp(argc, argv);  // (already done by startUpFirst where constructors get argv)
+  const std::string_view first = argc > 1 ? argv[1] : "";
   CLI::App app{"rigfit " RIGFIT_VERSION_STRING " - fit MakeHuman (MPFB) rigs to any body, exactly as MPFB does in Blender"};
   app.set_version_flag("--version", std::string("rigfit ") + RIGFIT_VERSION_STRING);
   app.require_subcommand(1);
