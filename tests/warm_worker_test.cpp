@@ -9,6 +9,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 using rigfit::detail::SideTask;
 
@@ -99,6 +101,25 @@ TEST(SideTask, EveryTaskRunsExactlyOnceWhoeverTakesIt) {
     SideTask<int> t([]() -> int { throw std::runtime_error("side"); });
     EXPECT_THROW(t.get(), std::runtime_error);
   }
+}
+
+// The worker is made to start on another CPU than its creator's, then given the process's
+// whole CPU set back: a task on it may run on any of the process's CPUs.
+TEST(SideTask, TheWorkerRunsWithTheProcesssCpuSet) {
+  cpu_set_t process;
+  ASSERT_EQ(sched_getaffinity(0, sizeof process, &process), 0);
+  std::promise<void> started;
+  std::future<void> has_started = started.get_future();
+  SideTask<cpu_set_t> task([&started] {
+    started.set_value();
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    pthread_getaffinity_np(pthread_self(), sizeof mine, &mine);
+    return mine;
+  });
+  has_started.wait();
+  cpu_set_t worker = task.get();
+  EXPECT_TRUE(CPU_EQUAL(&worker, &process)) << CPU_COUNT(&worker) << " of " << CPU_COUNT(&process) << " CPUs";
 }
 
 // After retireWarmWorker() the worker takes no more tasks: each later task runs on a thread of

@@ -43,27 +43,30 @@ bool replaceWith(const std::string& from, const std::string& to) {
   return std::rename(from.c_str(), to.c_str()) == 0;
 }
 
+// Reads exactly `size` bytes from `fd` into `dst`.
+Status readAll(int fd, char* dst, std::size_t size, const std::string& path) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(fd, dst + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return makeError(ErrorCode::kIo, path + ": read failed at byte " + std::to_string(done));  // or it shrank
+    done += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<std::string> readFile(const std::string& path, std::size_t padding) {
   std::size_t size = 0;
   auto opened = openRegular(path, size);
   if (!opened) return opened.error();
-  const int fd = *opened;
   std::string out;
   out.reserve(size + padding);
   out.resize(size);
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::read(fd, out.data() + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      return makeError(ErrorCode::kIo, path + ": read failed at byte " + std::to_string(done));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
+  const Status read = readAll(*opened, out.data(), size, path);
+  ::close(*opened);
+  if (!read) return read.error();
   return out;
 }
 
@@ -98,15 +101,9 @@ Expected<FileText> loadFile(const std::string& path) {
       return makeError(ErrorCode::kIo, path + ": cannot hold its " + std::to_string(size) + " bytes in memory");
     }
     std::memset(out.owned_.get() + size, 0, FileText::kPadding);
-    std::size_t done = 0;
-    while (done < size) {
-      const ssize_t n = ::read(fd, out.owned_.get() + done, size - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {  // an error, or the file shrank while being read
-        ::close(fd);
-        return makeError(ErrorCode::kIo, path + ": read failed at byte " + std::to_string(done));
-      }
-      done += static_cast<std::size_t>(n);
+    if (Status read = readAll(fd, out.owned_.get(), size, path); !read) {
+      ::close(fd);
+      return read.error();
     }
     out.view_ = std::string_view(out.owned_.get(), size);
   }

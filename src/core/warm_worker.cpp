@@ -121,11 +121,7 @@ class WarmWorker {
   std::atomic<bool> placed_{false};  // the creator is done with the new thread's affinity
   std::atomic<bool> moved_{false};   // ... and restricted it to the other CPUs
 #if defined(__linux__)
-  cpu_set_t allowed_ = [] {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    return set;
-  }();
+  cpu_set_t allowed_{};  // the process's CPUs, given back to the thread once it runs
   bool have_allowed_ = sched_getaffinity(0, sizeof allowed_, &allowed_) == 0;
 #endif
 };
