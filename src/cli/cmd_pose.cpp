@@ -5,6 +5,7 @@
 #include "core/warm_worker.hpp"
 #include "rigfit/fit.hpp"
 #include "rigfit/posing.hpp"
+#include "rigfit/version.hpp"
 
 namespace rigfit::cli {
 namespace {

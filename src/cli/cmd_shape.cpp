@@ -3,6 +3,7 @@
 
 #include "cli/common.hpp"
 #include "rigfit/number_format.hpp"
+#include "rigfit/version.hpp"
 
 namespace rigfit::cli {
 namespace {

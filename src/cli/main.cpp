@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "rigfit/version.hpp"
 #include "cli/common.hpp"
 #include "cli/heap.hpp"
 #include "core/warm_worker.hpp"

@@ -34,6 +34,7 @@
 
 #include "rigfit/g4mf.hpp"
 #include "rigfit/json.hpp"
+#include "rigfit/version.hpp"
 
 namespace rigfit {
 namespace {

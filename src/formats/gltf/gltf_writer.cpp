@@ -9,6 +9,7 @@
 
 #include "rigfit/gltf.hpp"
 #include "rigfit/json.hpp"
+#include "rigfit/version.hpp"
 
 namespace rigfit {
 namespace {
