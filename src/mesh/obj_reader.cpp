@@ -14,10 +14,6 @@
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#if __has_include(<sys/platform/x86.h>)
-#include <sys/platform/x86.h>  // glibc 2.33+
-#define RIGFIT_GLIBC_X86_FEATURES 1
-#endif
 #endif
 
 #include "core/file_io.hpp"
@@ -166,17 +162,9 @@ std::size_t countLanes(const char* p, std::size_t size, std::size_t i, Statement
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// Whether the CPU (and the OS) can run AVX2 code. glibc's record of the features, read at start
-// anyway, where it offers it: GCC's __builtin_cpu_supports links in a constructor that asks
-// the CPU again at every start, a dozen cpuid instructions, 7 us each on a virtual machine.
-inline bool hasAvx2() {
-#if RIGFIT_GLIBC_X86_FEATURES
-  return CPU_FEATURE_ACTIVE(AVX2);
-#else
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2;
-#endif
-}
+// Whether the CPU (and the OS) can run AVX2 code (GCC and clang read the compiler runtime's
+// record of the CPU's features).
+inline bool hasAvx2() { return __builtin_cpu_supports("avx2"); }
 
 // The same, 32 bytes per step, where the CPU has AVX2 (chosen at run time).
 __attribute__((target("avx2"))) std::size_t countLanesAvx2(const char* p, std::size_t size, std::size_t i, StatementCounts& n) {
