@@ -1,12 +1,18 @@
 // Rig authoring: the KD-tree, MPFB's automatic strategy choice (§6.3), saved strategies and locks
 // (§6.4), rounding (§6.6) and the developer tools (§6.5) on hand-built cases with known answers.
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <random>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "rigfit/author.hpp"
+#include "rigfit/file_io.hpp"
 #include "rigfit/fit.hpp"
+#include "rigfit/gltf.hpp"
 
 namespace rigfit {
 namespace {
@@ -569,6 +575,137 @@ TEST(AuthorSources, GltfWithoutExtras) {
   // Broken containers are errors naming the byte.
   EXPECT_EQ(parseGltfSkeleton(glb.substr(0, 30), "t.glb").error().message.substr(0, 13), "t.glb: byte 8");
   EXPECT_FALSE(parseGltfSkeleton(R"({"nodes": [{"name": "x"}]})", "n.gltf").ok());
+}
+
+// A .glb around `json` (padded with spaces), with a BIN chunk of `bin` bytes when not empty.
+std::string makeGlb(std::string json, const std::string& bin = {}) {
+  while (json.size() % 4) json += ' ';
+  std::string glb = "glTF";
+  auto u32 = [&](std::size_t v) {
+    const auto x = static_cast<std::uint32_t>(v);
+    glb.append(reinterpret_cast<const char*>(&x), 4);
+  };
+  u32(2);
+  u32(20 + json.size() + (bin.empty() ? 0 : 8 + bin.size()));
+  u32(json.size());
+  u32(0x4E4F534Au);
+  glb += json;
+  if (!bin.empty()) {
+    u32(bin.size());
+    u32(0x004E4942u);
+    glb += bin;
+  }
+  return glb;
+}
+
+void expectOneLine(const Error& e, std::string_view prefix) {
+  EXPECT_EQ(e.message.substr(0, prefix.size()), prefix) << e.message;
+  EXPECT_EQ(e.message.find('\n'), std::string::npos) << e.message;
+  EXPECT_LE(e.message.size(), 260u) << e.message;
+}
+
+constexpr const char* kTinySkin = R"("nodes": [{"name": "hip", "children": [1]}, {"name": "leg", "translation": [0, 1, 0]}],
+    "skins": [{"joints": [0, 1]}])";
+
+// No other file is opened: a buffer in another file is refused even when that file exists with
+// the right size; an image naming another file (here not an image at all) is skipped.
+TEST(AuthorSources, GltfOpensNoOtherFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("rigfit_gltf_reader_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string bin = (dir / "skeleton.bin").string();
+  ASSERT_TRUE(writeFileAtomic(bin, "abcd").ok());
+  for (const std::string& uri : {bin, std::string("skeleton.bin")}) {
+    const std::string text = R"({"asset": {"version": "2.0"}, "buffers": [{"uri": ")" + uri + R"(", "byteLength": 4}], )" + kTinySkin + "}";
+    auto e = parseGltfSkeleton(text, "ext.gltf");
+    ASSERT_FALSE(e.ok()) << uri;
+    EXPECT_EQ(e.error().code, ErrorCode::kUnsupported);
+    expectOneLine(e.error(), "ext.gltf: buffers: \"" + uri + "\" is a separate file, which is not read");
+  }
+  const std::string with_image = R"({"asset": {"version": "2.0"}, "images": [{"uri": ")" + bin + R"("}], )" + kTinySkin + "}";
+  auto read = parseGltfSkeleton(with_image, "img.gltf");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->bones.size(), 2u);
+  // Embedded buffers (data: URIs and the GLB's BIN chunk) are read.
+  const std::string embedded = R"({"asset": {"version": "2.0"}, "buffers": [{"uri": "data:application/octet-stream;base64,YWJjZA==", "byteLength": 4}], )" +
+                               std::string(kTinySkin) + "}";
+  EXPECT_TRUE(parseGltfSkeleton(embedded, "emb.gltf").ok());
+  EXPECT_TRUE(parseGltfSkeleton(makeGlb(R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 4}], )" + std::string(kTinySkin) + "}", "abcd"),
+                                "bin.glb").ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AuthorSources, GltfContainerErrorsNameTheByte) {
+  const std::string json = R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 4}], )" + std::string(kTinySkin) + "}";
+  const std::string glb = makeGlb(json, "abcd");
+  ASSERT_TRUE(parseGltfSkeleton(glb, "t.glb").ok());
+  expectOneLine(parseGltfSkeleton(glb.substr(0, 16), "t.glb").error(), "t.glb: byte 0: a GLB file shorter than its header");
+  // Truncated: the header's length, then the JSON chunk, then the BIN chunk beyond the buffer.
+  expectOneLine(parseGltfSkeleton(glb.substr(0, glb.size() - 2), "t.glb").error(), "t.glb: byte 8: the header says");
+  std::string cut = glb.substr(0, 40);
+  const std::uint32_t forty = 40;
+  std::memcpy(cut.data() + 8, &forty, 4);
+  expectOneLine(parseGltfSkeleton(cut, "t.glb").error(), "t.glb: byte 12: the JSON chunk of");
+  // A BIN chunk whose data would end 4 bytes past the file (tinygltf 2.7 alone reads them).
+  std::string past = glb;
+  const std::uint32_t eight = 8;
+  const std::size_t bin_at = glb.size() - 12;
+  std::memcpy(past.data() + bin_at, &eight, 4);
+  auto e = parseGltfSkeleton(past, "t.glb");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, ErrorCode::kSyntax);
+  expectOneLine(e.error(), "t.glb: byte " + std::to_string(bin_at) + ": a chunk of 8 bytes runs past the end of the file");
+  std::string version = glb;
+  version[4] = 1;
+  EXPECT_EQ(parseGltfSkeleton(version, "t.glb").error().message, "t.glb: byte 4: GLB version 1 (expected 2)");
+}
+
+TEST(AuthorSources, GltfSyntaxErrorsAreOneLine) {
+  // Garbage JSON: the line, column and byte, as rigfit's JSON reader gives them.
+  auto e = parseGltfSkeleton(R"({"asset": {"version": "2.0"},
+ "nodes": [x]})", "g.gltf");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, ErrorCode::kSyntax);
+  expectOneLine(e.error(), "g.gltf: line 2, column 12 (byte 41): syntax error");
+  // In a .glb the byte counts from the file's start.
+  auto g = parseGltfSkeleton(makeGlb(R"({"asset": {"version": "2.0"}, "nodes": [x]})"), "g.glb");
+  ASSERT_FALSE(g.ok());
+  expectOneLine(g.error(), "g.glb: JSON chunk line 1, column 41 (byte 60): syntax error");
+  expectOneLine(parseGltfSkeleton("garbage, not glTF", "x.gltf").error(), "x.gltf: line 1, column 1 (byte 0): syntax error");
+  // Nesting deep enough to exhaust the stack of a recursive reader is refused first: depth 3 at
+  // byte 51, so the 1025th level opens at byte 51 + 1021.
+  const std::string deep = R"({"asset": {"version": "2.0"}, "nodes": [{"extras": )" + std::string(100000, '[') + std::string(100000, ']') + "}]}";
+  expectOneLine(parseGltfSkeleton(deep, "d.gltf").error(), "d.gltf: byte 1072: JSON nested deeper than 1024 levels");
+  // tinygltf's own messages, cut to one short line with the long value elided.
+  const std::string long_uri = R"({"asset": {"version": "2.0"}, "buffers": [{"uri": "data:application/octet-stream;base64,)" + std::string(20000, 'A') +
+                               R"(", "byteLength": 4}], )" + std::string(kTinySkin) + "}";
+  auto l = parseGltfSkeleton(long_uri, "l.gltf");
+  ASSERT_FALSE(l.ok());
+  expectOneLine(l.error(), "l.gltf: (document): Failed to decode 'uri' : data:application/octet-stream;base64,");
+  // An exception inside tinygltf (2.7 indexes the empty data of a zero-length GLB buffer) is an Error.
+  auto x = parseGltfSkeleton(makeGlb(R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 0}], )" + std::string(kTinySkin) + "}", "abcd"),
+                             "x.glb");
+  ASSERT_FALSE(x.ok());
+  expectOneLine(x.error(), "x.glb: (document): tinygltf failed: ");
+}
+
+TEST(AuthorSources, GltfWithoutSkeleton) {
+  auto none = parseGltfSkeleton(R"({"asset": {"version": "2.0"}})", "n.gltf");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "n.gltf: nodes: no nodes: the file holds no skeleton");
+  auto loose = parseGltfSkeleton(R"({"asset": {"version": "2.0"}, "nodes": [{"name": "a", "children": [1]}, {"name": "b"}]})", "l.gltf");
+  ASSERT_FALSE(loose.ok());
+  EXPECT_EQ(loose.error().message, "l.gltf: skins: no skin joints and no node below an \"Armature\" node: the file holds no skeleton");
+  auto bad_joint = parseGltfSkeleton(R"({"asset": {"version": "2.0"}, "nodes": [{"name": "a"}], "skins": [{"joints": [0, 3]}]})", "j.gltf");
+  EXPECT_EQ(bad_joint.error().message, "j.gltf: skins[0].joints[1]: expected a node index below 1");
+  auto cycle = parseGltfSkeleton(R"({"asset": {"version": "2.0"}, "nodes": [{"children": [1]}, {"children": [0]}], "skins": [{"joints": [0]}]})", "c.gltf");
+  EXPECT_EQ(cycle.error().message, "c.gltf: nodes[0]: the node hierarchy has a cycle");
+  auto matrix = parseGltfSkeleton(R"({"asset": {"version": "2.0"}, "nodes": [{"matrix": [1, 0, 0]}], "skins": [{"joints": [0]}]})", "m.gltf");
+  EXPECT_EQ(matrix.error().message, "m.gltf: nodes[0].matrix: expected 16 numbers");
+  auto tail = parseGltfSkeleton(R"({"asset": {"version": "2.0"}, "nodes": [{"extras": {"tail": [0, 1]}}], "skins": [{"joints": [0]}]})", "t.gltf");
+  EXPECT_EQ(tail.error().message, "t.gltf: nodes[0].extras.tail: expected an array of 3 numbers");
+  auto no_asset = parseGltfSkeleton(R"({"nodes": [{"name": "x"}], "skins": [{"joints": [0]}]})", "a.gltf");
+  ASSERT_FALSE(no_asset.ok());
+  expectOneLine(no_asset.error(), "a.gltf: (document): \"asset\" object not found");
 }
 
 }  // namespace

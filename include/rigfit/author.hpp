@@ -177,7 +177,8 @@ std::vector<BonePlacement> placementsFromSkeleton(const Skeleton& skeleton);
 // ---------------------------------------------------------------------------------------------
 // Sources of bone positions
 
-/// A skeleton read from a file: placements (rig frame) and where they came from.
+/// A skeleton read from a file: placements (rig frame) and where they came from. glTF skeletons
+/// are read by parseGltfSkeleton (rigfit/gltf.hpp).
 struct SkeletonSource {
   std::vector<BonePlacement> bones;
   std::string kind;                  ///< "rigfit-skeleton", "gltf", "rig"
@@ -187,18 +188,6 @@ struct SkeletonSource {
 /// rigfit's skeleton JSON ("rigfit-skeleton/1": bones with name, parent, head, tail, roll; other
 /// keys ignored). Errors name the file and JSON path.
 [[nodiscard]] Expected<SkeletonSource> parseSkeletonJson(const Json& json, std::string_view label);
-
-/// The skeleton of a glTF 2.0 file (.gltf text or .glb binary; buffers are not needed): the joints
-/// of the first skin (or, without skins, every node below a node named "Armature"). Each joint's
-/// world matrix (the product of the node transforms from the scene root) gives the head; glTF is
-/// Y up, so points go to the rig frame by (x, y, z) -> (x, -z, y). The bone's direction is its
-/// local +Y (Blender's and rigfit's convention); the tail is head + extras.length along +Y
-/// (rigfit's exports), else extras.tail (taken as a scene-space point), else the child joint
-/// nearest to the +Y axis, else (a leaf) at its parent's length. The roll is extras.roll when
-/// present (rigfit's exports), else that of the joint's frame; names are extras.name when present
-/// (rigfit keeps MakeHuman's names there), else the node name. Errors name the file and the byte
-/// offset / JSON path.
-[[nodiscard]] Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_view label);
 
 // ---------------------------------------------------------------------------------------------
 // Editing strategies (§6.5, the developer panel)

@@ -1,12 +1,15 @@
 // glTF 2.0 writer: a skinned character (ExportModel) as .glb, or .gltf with a .bin beside it or
-// embedded as a data URI. Valid under the Khronos glTF-Validator with no warnings.
+// embedded as a data URI. Valid under the Khronos glTF-Validator with no warnings. And the
+// skeleton reader: the joints of a .glb / .gltf as bone positions for rig authoring.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
+#include "rigfit/author.hpp"
 #include "rigfit/error.hpp"
 #include "rigfit/export_model.hpp"
 #include "rigfit/json.hpp"
@@ -47,5 +50,19 @@ struct GltfFiles {
 /// Vertices without influences are bound fully to the first joint. Extras keep each bone's
 /// MakeHuman name, tail, roll and length, and the rig's name. Deterministic bytes.
 [[nodiscard]] Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& skin, const GltfOptions& options);
+
+/// The skeleton of a glTF 2.0 file (.glb binary or .gltf text, read by tinygltf from `bytes`
+/// alone): the joints of the first skin (or, without skins, every node below a node named
+/// "Armature"). Each joint's world matrix (the product of the node transforms from the scene root)
+/// gives the head; glTF is Y up, so points go to the rig frame by (x, y, z) -> (x, -z, y). The
+/// bone's direction is its local +Y (Blender's and rigfit's convention); the tail is head +
+/// extras.length along +Y (rigfit's exports), else extras.tail (taken as a scene-space point), else
+/// the child joint nearest to the +Y axis, else (a leaf) at its parent's length. The roll is
+/// extras.roll when present (rigfit's exports), else that of the joint's frame; names are
+/// extras.name when present (rigfit keeps MakeHuman's names there), else the node name.
+/// No other file is opened: a buffer stored in another file (a .gltf with its .bin beside it) is
+/// an error; images are neither decoded nor opened. Errors name the file and the byte offset
+/// (GLB container, JSON syntax) or the JSON path.
+[[nodiscard]] Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_view label);
 
 }  // namespace rigfit

@@ -7,6 +7,7 @@
 #include "cli/author_body.hpp"
 #include "core/file_io.hpp"
 #include "rigfit/fit.hpp"
+#include "rigfit/gltf.hpp"
 
 namespace rigfit::cli {
 namespace {
