@@ -1,6 +1,6 @@
 // glTF skeletons (.glb / .gltf) read as a source for rig authoring (`rigfit save-rig --from`).
 #include "demo_character.hpp"
-#include "rigfit/author.hpp"
+#include "rigfit/gltf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rigfit;
