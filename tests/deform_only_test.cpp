@@ -119,9 +119,9 @@ TEST(DeformOnly, ModelKeepsGlobalsAndRemapsTheSkin) {
   EXPECT_LT((m->bind_global[1] - c * sk.rest[3]).norm(), 1e-15);
   EXPECT_LT((m->bind_local[1] - (c * sk.rest[1]).inverse() * (c * sk.rest[3])).norm(), 1e-14);
   EXPECT_LT((m->bind_global[0] * m->bind_local[1] - m->bind_global[1]).norm(), 1e-14);
-  EXPECT_EQ(m->skin.bone_count, 2u);
-  EXPECT_EQ(m->skin.bones, (std::vector<std::uint16_t>{0, 1, 0, 1}));
-  EXPECT_EQ(m->skin.weights, skin.weights);
+  EXPECT_EQ(m->meshes[0].skin.bone_count, 2u);
+  EXPECT_EQ(m->meshes[0].skin.bones, (std::vector<std::uint16_t>{0, 1, 0, 1}));
+  EXPECT_EQ(m->meshes[0].skin.weights, skin.weights);
   // Without weights there is nothing to tell deforming bones by.
   EXPECT_FALSE(buildExportModel(mesh, sk, nullptr, nullptr, {.deform_only = true}).ok());
 }
@@ -165,10 +165,10 @@ TEST_P(DeformOnlyShipped, KeepsWeightedBonesUnderOneRoot) {
   }
   EXPECT_EQ(roots, 1);
   // The same influences, on the same bones by name.
-  ASSERT_EQ(m->skin.offsets, full->skin.offsets);
-  for (std::size_t k = 0; k < m->skin.bones.size(); ++k) {
-    EXPECT_EQ(m->source_names[m->skin.bones[k]], full->source_names[full->skin.bones[k]]);
-    EXPECT_EQ(m->skin.weights[k], full->skin.weights[k]);
+  ASSERT_EQ(m->meshes[0].skin.offsets, full->meshes[0].skin.offsets);
+  for (std::size_t k = 0; k < m->meshes[0].skin.bones.size(); ++k) {
+    EXPECT_EQ(m->source_names[m->meshes[0].skin.bones[k]], full->source_names[full->meshes[0].skin.bones[k]]);
+    EXPECT_EQ(m->meshes[0].skin.weights[k], full->meshes[0].skin.weights[k]);
   }
 }
 

@@ -99,23 +99,15 @@ inline void loadSkinnedCharacter(const DataSource& data, const std::string& data
 }
 
 /// The glTF bytes `rigfit export --out x.glb [--influences K] [--quantize --weight-bits B]` writes
-/// for `model`; `joints`/`weights`/`quantized` receive the streams it was given.
+/// for `model` (its body, meshes[0]); `joints`/`weights`/`quantized` receive the streams it was given.
 inline std::string exportGlb(const ExportModel& model, int k, int bits, std::vector<std::uint16_t>& joints,
                              std::vector<float>& weights, std::vector<std::uint16_t>& quantized) {
-  const std::size_t n = model.vertexCount() * static_cast<std::size_t>(k);
-  joints.assign(n, 0);
-  weights.assign(n, 0.0f);
-  quantized.clear();
-  limitInfluences(model.skin, k, joints, weights);
-  GltfSkinStreams streams{.influences = k, .joints = joints, .weights = weights};
-  if (bits) {
-    quantized.assign(n, 0);
-    quantizeInfluences(weights, k, bits, quantized);
-    streams.weight_bits = bits;
-    streams.quantized_weights = quantized;
-  }
-  auto files = writeGltf(model, streams, {.container = GltfContainer::kGlb, .rig_name = "test"});
+  GltfSkins skins = gltfSkins(model, k, bits);
+  auto files = writeGltf(model, skins.streams, {.container = GltfContainer::kGlb, .rig_name = "test"});
   EXPECT_TRUE(files.ok()) << files.error().message;
+  joints = std::move(skins.joints[0]);
+  weights = std::move(skins.weights[0]);
+  quantized = std::move(skins.quantized_weights[0]);
   return files.ok() ? files->main : std::string();
 }
 

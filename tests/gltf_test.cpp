@@ -15,6 +15,7 @@ namespace {
 // Two bones up +Y (root at the origin, child at y = 1), a quad of 4 vertices.
 ExportModel twoBoneQuad() {
   ExportModel m;
+  m.meshes.emplace_back();
   m.names = {"Root", "Tip"};
   m.source_names = {"root", "tip.L"};
   m.parents = {-1, 0};
@@ -28,11 +29,11 @@ ExportModel twoBoneQuad() {
   m.rolls = {0.0, 0.3};
   m.heads = {Eigen::Vector3d(0, 0, 0), Eigen::Vector3d(0, 1, 0)};
   m.tails = {Eigen::Vector3d(0, 1, 0), Eigen::Vector3d(0, 1.5, 0)};
-  m.positions = {0, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 0};
-  m.normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
-  m.uvs = {0, 0, 1, 0, 1, 1, 0, 1};
-  m.triangles = {0, 1, 2, 0, 2, 3};
-  m.source_vertex = {0, 1, 2, 3};
+  m.meshes[0].positions = {0, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 0};
+  m.meshes[0].normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+  m.meshes[0].uvs = {0, 0, 1, 0, 1, 1, 0, 1};
+  m.meshes[0].triangles = {0, 1, 2, 0, 2, 3};
+  m.meshes[0].source_vertex = {0, 1, 2, 3};
   return m;
 }
 
@@ -123,12 +124,13 @@ TEST(Gltf, QuantizedWeightsAndEightInfluences) {
 
 // The body gets a non-metallic material (glTF's default material is fully metallic).
 TEST(Gltf, BodyMaterialIsNotMetallic) {
-  const ExportModel m = twoBoneQuad();
+  ExportModel m = twoBoneQuad();
   const std::vector<std::uint16_t> joints(16, 0);
   const std::vector<float> weights = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
   GltfOptions options{.container = GltfContainer::kGlb, .rig_name = "t"};
   for (const std::array<float, 4> color : {std::array<float, 4>{0.8f, 0.8f, 0.8f, 1.0f}, std::array<float, 4>{0.9f, 0.5f, 0.25f, 0.5f}}) {
-    options.base_color = color;
+    m.meshes[0].material.base_color = color;
+    m.meshes[0].material.alpha_mode = color[3] < 1.0f ? AlphaMode::kBlend : AlphaMode::kOpaque;
     auto files = writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, options);
     ASSERT_TRUE(files.ok()) << files.error().message;
     const tinygltf::Model g = load(files->main, true);
@@ -142,7 +144,7 @@ TEST(Gltf, BodyMaterialIsNotMetallic) {
     for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(mat.pbrMetallicRoughness.baseColorFactor[i], double(color[i]));
     EXPECT_EQ(mat.alphaMode, color[3] < 1.0f ? "BLEND" : "OPAQUE");
   }
-  options.base_color = {1.5f, 0.0f, 0.0f, 1.0f};
+  m.meshes[0].material.base_color = {1.5f, 0.0f, 0.0f, 1.0f};
   EXPECT_FALSE(writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, options).ok());
 }
 

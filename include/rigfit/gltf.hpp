@@ -1,11 +1,12 @@
-// glTF 2.0 writer: a skinned character (ExportModel) as .glb, or .gltf with a .bin beside it or
-// embedded as a data URI. Valid under the Khronos glTF-Validator with no warnings.
+// glTF 2.0 writer: a skinned character (ExportModel: one skeleton, its meshes) as .glb, or .gltf
+// with a .bin beside it or embedded as a data URI. Valid under the Khronos glTF-Validator with no
+// warnings.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "rigfit/error.hpp"
 #include "rigfit/export_model.hpp"
@@ -15,9 +16,9 @@ namespace rigfit {
 
 enum class GltfContainer { kGlb, kGltf, kGltfEmbedded };
 
-/// Fixed-size skin streams for the exported vertices (see limitInfluences / quantizeInfluences):
-/// `influences` (4 or 8) entries per vertex, heaviest first. Weights are floats, or, when
-/// `weight_bits` is 8 or 16, the quantised integers (then `weights` is ignored).
+/// Fixed-size skin streams for one mesh's exported vertices (see limitInfluences /
+/// quantizeInfluences): `influences` (4 or 8) entries per vertex, heaviest first. Weights are
+/// floats, or, when `weight_bits` is 8 or 16, the quantised integers (then `weights` is ignored).
 struct GltfSkinStreams {
   int influences = 4;
   std::span<const std::uint16_t> joints;
@@ -26,13 +27,30 @@ struct GltfSkinStreams {
   std::span<const std::uint16_t> quantized_weights;
 };
 
+/// The skin streams of every mesh of a model, and the arrays they view (so not copyable).
+struct GltfSkins {
+  GltfSkins() = default;
+  GltfSkins(GltfSkins&&) = default;
+  GltfSkins& operator=(GltfSkins&&) = default;
+  GltfSkins(const GltfSkins&) = delete;
+  GltfSkins& operator=(const GltfSkins&) = delete;
+
+  std::vector<GltfSkinStreams> streams;  ///< one per mesh, in model order
+  std::vector<std::vector<std::uint16_t>> joints, quantized_weights;
+  std::vector<std::vector<float>> weights;
+  std::size_t vertices_limited = 0;  ///< vertices that lost influences, over every mesh
+  double max_dropped_weight = 0.0;   ///< the largest normalised weight dropped, over every mesh
+};
+
+/// Each mesh's skin limited to `influences` (4 or 8) per vertex with limitInfluences, then, when
+/// `weight_bits` is 8 or 16, quantised with quantizeInfluences. A mesh without a skin gets
+/// all-zero streams (writeGltf binds its vertices to the first joint).
+GltfSkins gltfSkins(const ExportModel& model, int influences, int weight_bits = 0);
+
 struct GltfOptions {
   GltfContainer container = GltfContainer::kGlb;
   std::string bin_name = "model.bin";  ///< the .bin file's name for kGltf (written by the caller)
   std::string rig_name;                ///< recorded in extras
-  /// The body's material: linear RGBA base colour, not metallic (glTF's default material is fully
-  /// metallic, which engines render dark), roughness 0.5.
-  std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};
   Json asset_extras = Json::object();  ///< written as asset.extras when not empty (provenance)
 };
 
@@ -41,11 +59,19 @@ struct GltfFiles {
   std::string bin;   ///< .bin bytes (kGltf only)
 };
 
-/// Writes the model. Layout: scene root nodes are "Armature" (the bones below it, rest transforms
-/// as TRS relative to the parent) and the skinned mesh node (no transform, as glTF requires).
+/// Writes the model (checked by validateExportModel first). Layout: scene root nodes are
+/// "Armature" (the bones below it, rest transforms as TRS relative to the parent) and one node per
+/// mesh (named after it, no transform, as glTF requires), each with its glTF mesh (one primitive,
+/// its morph targets) and its material, all skinned by the one skin (joints = every bone).
 /// Inverse bind matrices are computed from the written TRS so the rest pose skins to identity.
 /// Vertices without influences are bound fully to the first joint. Extras keep each bone's
-/// MakeHuman name, tail, roll and length, and the rig's name. Deterministic bytes.
-[[nodiscard]] Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& skin, const GltfOptions& options);
+/// MakeHuman name, tail, roll and length, and the rig's name. `skins`: one per mesh, in model
+/// order (see gltfSkins). Deterministic bytes.
+[[nodiscard]] Expected<GltfFiles> writeGltf(const ExportModel& model, std::span<const GltfSkinStreams> skins, const GltfOptions& options);
+
+/// A model of one mesh (the body) with its streams.
+[[nodiscard]] inline Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& skin, const GltfOptions& options) {
+  return writeGltf(model, std::span<const GltfSkinStreams>(&skin, 1), options);
+}
 
 }  // namespace rigfit
