@@ -99,7 +99,31 @@ TEST(Gltf, ReadBackJointsIbmsAndWeights) {
     EXPECT_EQ(pos.maxValues, (std::vector<double>{1, 2, 0}));
     EXPECT_EQ(g.nodes[static_cast<std::size_t>(skin.joints[1])].extras.Get("name").Get<std::string>(), "tip.L");
     EXPECT_EQ(g.asset.generator.rfind("rigfit ", 0), 0u);
+    // skin.skeleton is the single root joint; the tail is an object (no arrays in node extras).
+    EXPECT_EQ(skin.skeleton, skin.joints[0]);
+    const tinygltf::Value& tail = tip.extras.Get("tail");
+    ASSERT_TRUE(tail.IsObject());
+    EXPECT_EQ(tail.Get("x").GetNumberAsDouble(), 0.0);
+    EXPECT_EQ(tail.Get("y").GetNumberAsDouble(), 1.5);
+    EXPECT_EQ(tail.Get("z").GetNumberAsDouble(), 0.0);
+    for (const tinygltf::Node& n : g.nodes)
+      for (const std::string& key : n.extras.Keys()) EXPECT_FALSE(n.extras.Get(key).IsArray()) << n.name << " extras." << key;
   }
+}
+
+// Several root bones: skin.skeleton is the Armature node above them (their closest common root).
+TEST(Gltf, SkeletonRootWithSeveralRootBones) {
+  ExportModel m = twoBoneQuad();
+  m.parents = {-1, -1};
+  const std::vector<std::uint16_t> joints(16, 0);
+  const std::vector<float> weights = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+  auto files = writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, {});
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  const tinygltf::Model g = load(files->main, true);
+  ASSERT_EQ(g.skins.size(), 1u);
+  EXPECT_EQ(g.skins[0].skeleton, 0);
+  EXPECT_EQ(g.nodes[0].name, "Armature");
+  EXPECT_EQ(g.nodes[0].children, (std::vector<int>{1, 2}));
 }
 
 TEST(Gltf, QuantizedWeightsAndEightInfluences) {

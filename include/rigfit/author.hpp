@@ -193,11 +193,11 @@ struct SkeletonSource {
 /// world matrix (the product of the node transforms from the scene root) gives the head; glTF is
 /// Y up, so points go to the rig frame by (x, y, z) -> (x, -z, y). The bone's direction is its
 /// local +Y (Blender's and rigfit's convention); the tail is head + extras.length along +Y
-/// (rigfit's exports), else extras.tail (taken as a scene-space point), else the child joint
-/// nearest to the +Y axis, else (a leaf) at its parent's length. The roll is extras.roll when
-/// present (rigfit's exports), else that of the joint's frame; names are extras.name when present
-/// (rigfit keeps MakeHuman's names there), else the node name. Errors name the file and the byte
-/// offset / JSON path.
+/// (rigfit's exports), else extras.tail (a scene-space point: {x, y, z} as rigfit writes it, or
+/// [x, y, z]), else the child joint nearest to the +Y axis, else (a leaf) at its parent's length.
+/// The roll is extras.roll when present (rigfit's exports), else that of the joint's frame; names
+/// are extras.name when present (rigfit keeps MakeHuman's names there), else the node name. Errors
+/// name the file and the byte offset / JSON path.
 [[nodiscard]] Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_view label);
 
 // ---------------------------------------------------------------------------------------------

@@ -28,6 +28,20 @@ Expected<Eigen::Vector3d> vec3(const Json* j, std::string_view label, const std:
   return v;
 }
 
+// A rigfit export's extras.tail: {"x": .., "y": .., "z": ..} (an object: Assimp aborts on arrays
+// in node extras), or [x, y, z] as earlier exports wrote it.
+Expected<Eigen::Vector3d> extrasTail(const Json* j, std::string_view label, const std::string& path) {
+  if (!j || !j->isObject()) return vec3(j, label, path);
+  Eigen::Vector3d v;
+  for (int k = 0; k < 3; ++k) {
+    const std::string key(1, static_cast<char>('x' + k));
+    const Json* x = j->find(key);
+    if (!x || !x->isNumber() || !std::isfinite(x->asDouble())) return bad(label, path + "." + key, "expected a finite number");
+    v[k] = x->asDouble();
+  }
+  return v;
+}
+
 // glTF is Y up; the rig frame Z up: (x, y, z) -> (x, -z, y) (the inverse of rigfit's export).
 Eigen::Matrix3d gltfToRig() {
   Eigen::Matrix3d c = Eigen::Matrix3d::Zero();
@@ -245,7 +259,7 @@ Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_v
       b.tail = b.head + len->asDouble() * frames[k].col(1);
       has_tail[k] = 1;
     } else if (tail) {
-      auto t = vec3(tail, label, path + ".extras.tail");
+      auto t = extrasTail(tail, label, path + ".extras.tail");
       if (!t) return t.error();
       b.tail = c * *t;
       has_tail[k] = 1;

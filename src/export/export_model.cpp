@@ -440,10 +440,27 @@ Status appendMesh(ExportModel& model, const Skeleton& skeleton, const Mesh& mesh
   built->material = std::move(material);
 
   if (grows) {
-    // The meshes already in the model: their bones through the skeleton to the new indices.
+    // The meshes already in the model: their bones through the skeleton to the new indices. A
+    // bone that only held others together may leave; its influences carry no weight (a bone
+    // with weight is kept) and go with it.
     for (ExportMesh& other : model.meshes) {
-      for (std::uint16_t& b : other.skin.bones) b = static_cast<std::uint16_t>(new_index[static_cast<std::size_t>(model.source_bones[b])]);
-      if (!other.skin.offsets.empty()) other.skin.bone_count = nb;
+      Skin& s = other.skin;
+      if (s.offsets.empty()) continue;
+      std::uint32_t count = 0;
+      for (std::size_t v = 0; v + 1 < s.offsets.size(); ++v) {
+        const std::uint32_t begin = s.offsets[v], end = s.offsets[v + 1];
+        s.offsets[v] = count;
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const int b = new_index[static_cast<std::size_t>(model.source_bones[s.bones[k]])];
+          if (b < 0) continue;
+          s.bones[count] = static_cast<std::uint16_t>(b);
+          s.weights[count++] = s.weights[k];
+        }
+      }
+      s.offsets.back() = count;
+      s.bones.resize(count);
+      s.weights.resize(count);
+      s.bone_count = nb;
     }
     grown.meshes = std::move(model.meshes);
     model = std::move(grown);

@@ -365,7 +365,14 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, std::span<const GltfSkin
     if (trs.s != Eigen::Vector3d::Ones()) n.set("scale", numbers({trs.s.x(), trs.s.y(), trs.s.z()}));
     Json extras = Json::object();
     if (!model.source_names.empty()) extras.set("name", model.source_names[i]);
-    if (!model.tails.empty()) extras.set("tail", numbers({model.tails[i].x(), model.tails[i].y(), model.tails[i].z()}));
+    if (!model.tails.empty()) {
+      // An object, not an array: Assimp's glTF importer (5.2) aborts on arrays in node extras.
+      Json tail = Json::object();
+      tail.set("x", model.tails[i].x());
+      tail.set("y", model.tails[i].y());
+      tail.set("z", model.tails[i].z());
+      extras.set("tail", std::move(tail));
+    }
     if (!model.rolls.empty()) extras.set("roll", model.rolls[i]);
     extras.set("length", model.lengths[i]);
     n.set("extras", std::move(extras));
@@ -400,7 +407,11 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, std::span<const GltfSkin
   Json skin_json = Json::object();
   skin_json.set("name", "Armature");
   skin_json.set("inverseBindMatrices", ibm_acc);
-  skin_json.set("skeleton", 0);
+  // The skeleton root: the top joint (bone 0: parents come first), or with several root bones the
+  // Armature node above them (their closest common root, as glTF asks). Tools that flatten the
+  // node hierarchy keep the joint.
+  const bool one_root = std::count(model.parents.begin(), model.parents.end(), kNoParent) == 1;
+  skin_json.set("skeleton", one_root ? 1 : 0);
   skin_json.set("joints", std::move(joints));
 
   Json doc = Json::object();
