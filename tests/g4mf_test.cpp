@@ -514,6 +514,15 @@ TEST(G4mfWrite, DocumentLayout) {
   EXPECT_TRUE(surface.find("polytopeSimplexes")->asBool());
   EXPECT_EQ(surface.find("normals")->find("simplexes")->asInt(), surface.find("textureMap")->find("simplexes")->asInt());
   EXPECT_NE(surface.find("normals")->find("simplexes")->asInt(), surface.find("simplexes")->asInt());  // split vertex 8
+  // The body's material: named apart from the node "Body"; base colour RGBA; ORM = (occlusion 0
+  // as the spec's default, roughness 0.5, metallic 0); opaque and one-sided: no extras.
+  EXPECT_EQ(surface.find("material")->asInt(), 0);
+  const Json& material = doc->find("materials")->items()[0];
+  EXPECT_EQ(doc->find("materials")->size(), 1u);
+  EXPECT_EQ(material.find("name")->asString(), "BodyMaterial");
+  EXPECT_EQ(writeJson(*material.find("baseColor")->find("factor"), {.indent = -1}), "[0.800000011920929, 0.800000011920929, 0.800000011920929, 1.0]");
+  EXPECT_EQ(writeJson(*material.find("orm")->find("factor"), {.indent = -1}), "[0.0, 0.5, 0.0]");
+  EXPECT_FALSE(material.contains("extras"));
   // Names that would collide are made unique.
   G4mfWriteOptions o;
   o.root_name = "a.b";
@@ -988,7 +997,7 @@ std::vector<BrokenCase> brokenCases() {
   c.push_back(jsonCase("PolytopesNotBool", "/meshes/0/surfaces/0/polytopeSimplexes", [](Doc& d) { d.surface().set("polytopeSimplexes", 1); }));
   c.push_back(jsonCase("GeometryWithoutEdges", "/meshes/0/surfaces/0/geometry", [](Doc& d) { d.surface().set("geometry", arr({d.acc(d.skin(), "vertices")})); }));
   c.push_back(jsonCase("EdgesWrongVectorSize", "/meshes/0/surfaces/0/edges", [](Doc& d) { d.surface().set("edges", d.acc(d.surface(), "simplexes")); }));
-  c.push_back(jsonCase("MaterialOutOfRange", "/meshes/0/surfaces/0/material", [](Doc& d) { d.surface().set("material", 0); }));
+  c.push_back(jsonCase("MaterialOutOfRange", "/meshes/0/surfaces/0/material", [](Doc& d) { d.surface().set("material", 1); }));  // one material
   c.push_back(jsonCase("NormalsNotFloat", "/meshes/0/surfaces/0/normals/values", [](Doc& d) { d.surface().find("normals")->set("values", d.acc(d.surface(), "simplexes")); }));
   c.push_back(jsonCase("NormalsWrongVectorSize", "/meshes/0/surfaces/0/normals/values", [](Doc& d) {
     d.surface().find("normals")->set("values", d.acc(*d.surface().find("textureMap"), "values"));

@@ -20,7 +20,11 @@
 //                 whose per-corner `simplexes` index per-export-vertex values (§9.3), and the skin
 //                 (§11: vertices ascending, weights descending, ties by group, zero weights
 //                 dropped, normalised per vertex; groups = bone index, groupNames = bone names,
-//                 the same for every mesh as the spec asks of meshes sharing a skeleton)
+//                 the same for every mesh as the spec asks of meshes sharing a skeleton); the
+//                 surface uses materials[k]
+//   materials[k]  the mesh's material (§9.4): baseColor factor RGBA, orm factor (occlusion 0 as
+//                 the spec's default, roughness, metallic); alpha mode, cutoff and two-sidedness,
+//                 which G4MF lacks, in extras
 // One buffer (§4); one view per array, aligned to its component size (§6); identical views and
 // accessors reused (§3 uniqueItems); indices in the smallest unsigned type; little-endian.
 #include <algorithm>
@@ -192,12 +196,33 @@ std::size_t align16(std::size_t n) { return (n + 15) & ~std::size_t(15); }
 
 // The names of a mesh's items (§3: file-unique).
 struct MeshNames {
-  std::string node, mesh, surface;
+  std::string node, mesh, surface, material;
 };
 
-// One mesh (§9, §11, §14) into `buf`: returns its JSON; `skinned` tells whether it has a skin.
-// Blend shape names are made unique against `taken`.
-Expected<Json> writeMesh(const ExportMesh& m, const MeshNames& names, const std::vector<std::string>& bone_names,
+// A mesh's material (§9.4): base colour and ORM factors. G4MF has no alpha mode or sidedness:
+// those go to extras (alphaMode, alphaCutoff, doubleSided) when not glTF's defaults.
+Json material(const ExportMaterial& mat, const std::string& name) {
+  Json out = Json::object();
+  out.set("name", name);
+  Json base = Json::object(), orm = Json::object();
+  const auto& c = mat.base_color;
+  const double color[4] = {c[0], c[1], c[2], c[3]};
+  base.set("factor", numberArray(color, 4));
+  out.set("baseColor", std::move(base));
+  const double factors[3] = {0.0, mat.roughness, mat.metallic};  // occlusion 0: the spec's default
+  orm.set("factor", numberArray(factors, 3));
+  out.set("orm", std::move(orm));
+  Json extras = Json::object();
+  if (mat.alpha_mode != AlphaMode::kOpaque) extras.set("alphaMode", mat.alpha_mode == AlphaMode::kBlend ? "BLEND" : "MASK");
+  if (mat.alpha_mode == AlphaMode::kMask) extras.set("alphaCutoff", mat.alpha_cutoff);
+  if (mat.double_sided) extras.set("doubleSided", true);
+  if (extras.size()) out.set("extras", std::move(extras));
+  return out;
+}
+
+// One mesh (§9, §11, §14) into `buf`: returns its JSON (its surface uses material `material`);
+// `skinned` tells whether it has a skin. Blend shape names are made unique against `taken`.
+Expected<Json> writeMesh(const ExportMesh& m, const MeshNames& names, int material, const std::vector<std::string>& bone_names,
                          const G4mfWriteOptions& options, BufferBuilder& buf, std::vector<std::string>& taken, bool& skinned) {
   const std::size_t nv = m.vertexCount();
   const bool has_skin = !m.skin.offsets.empty();
@@ -323,6 +348,7 @@ Expected<Json> writeMesh(const ExportMesh& m, const MeshNames& names, const std:
   // Mesh.
   Json surface = Json::object();
   surface.set("name", names.surface);
+  surface.set("material", material);
   if (has_simplexes) {
     surface.set("simplexes", simplexes_acc);
     if (polytopes) surface.set("polytopeSimplexes", true);
@@ -427,13 +453,20 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
     n.mesh = uniqueName(taken, n.node + "Mesh");
     n.surface = uniqueName(taken, n.node + "Surface");
   }
+  // Materials keep their name when it is free, else get the suffix "Material" ("Body" is the
+  // body's node: its material is "BodyMaterial").
+  for (std::size_t k = 0; k < nm; ++k) {
+    const std::string name = exportName(m.meshes[k].material.name);
+    const bool free = std::find(taken.begin(), taken.end(), name) == taken.end();
+    mesh_names[k].material = uniqueName(taken, free ? name : name + "Material");
+  }
 
   BufferBuilder b;
   Json meshes = Json::array();
   bool any_skin = false;
   for (std::size_t k = 0; k < nm; ++k) {
     bool skinned = false;
-    auto mesh = writeMesh(m.meshes[k], mesh_names[k], m.names, options, b, taken, skinned);
+    auto mesh = writeMesh(m.meshes[k], mesh_names[k], static_cast<int>(k), m.names, options, b, taken, skinned);
     if (!mesh) return mesh.error();
     meshes.push(std::move(*mesh));
     any_skin = any_skin || skinned;
@@ -507,6 +540,9 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
   doc.set("asset", std::move(asset));
   doc.set("nodes", std::move(nodes));
   doc.set("meshes", std::move(meshes));
+  Json materials = Json::array();
+  for (std::size_t k = 0; k < nm; ++k) materials.push(material(m.meshes[k].material, mesh_names[k].material));
+  doc.set("materials", std::move(materials));
   doc.set("accessors", std::move(b.accessors_));
   doc.set("bufferViews", std::move(b.views_));
 
