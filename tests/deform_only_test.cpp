@@ -6,6 +6,7 @@
 
 #include "rigfit/character.hpp"
 #include "rigfit/export_model.hpp"
+#include "export_test_util.hpp"
 #include "test_util.hpp"
 
 namespace rigfit {
@@ -90,19 +91,7 @@ TEST(DeformOnly, ModelKeepsGlobalsAndRemapsTheSkin) {
   mesh.positions = {0, 0, 0, 1, 0, 0, 1, 0, 1};
   mesh.face_offsets = {0, 3};
   mesh.corner_vertices = {0, 1, 2};
-  Skeleton sk;
-  sk.names = {"Root", "spine", "gap", "head"};
-  sk.parents = {-1, 0, 1, 2};
-  for (int i = 0; i < 4; ++i) {
-    Eigen::Matrix4d r = Eigen::Matrix4d::Identity();
-    r.topLeftCorner<3, 3>() = Eigen::AngleAxisd(0.3 * i, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
-    r.topRightCorner<3, 1>() = Eigen::Vector3d(0.1 * i, -0.2 * i, 0.3 * i * i);
-    sk.rest.push_back(r);
-    sk.heads.push_back(r.topRightCorner<3, 1>());
-    sk.tails.push_back(r.topRightCorner<3, 1>() + Eigen::Vector3d(0, 0, 0.1));
-    sk.rolls.push_back(0.0);
-    sk.lengths.push_back(0.1);
-  }
+  const Skeleton sk = test::handSkeleton({"Root", "spine", "gap", "head"}, {-1, 0, 1, 2});
   Skin skin;
   skin.vertex_count = 3;
   skin.bone_count = 4;

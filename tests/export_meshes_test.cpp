@@ -20,6 +20,7 @@
 #include "rigfit/file_io.hpp"
 #include "rigfit/g4mf.hpp"
 #include "rigfit/gltf.hpp"
+#include "export_test_util.hpp"
 #include "test_util.hpp"
 
 namespace rigfit {
@@ -412,19 +413,7 @@ TEST(AddExportMesh, DeformOnlySkeletonGrowsForAnyMeshsWeights) {
   tri.positions = {0, 0, 0, 1, 0, 0, 1, 0, 1};
   tri.face_offsets = {0, 3};
   tri.corner_vertices = {0, 1, 2};
-  Skeleton sk;
-  sk.names = {"Root", "spine", "armL", "armR", "leg"};
-  sk.parents = {-1, 0, 1, 1, 0};
-  for (int i = 0; i < 5; ++i) {
-    Eigen::Matrix4d r = Eigen::Matrix4d::Identity();
-    r.topLeftCorner<3, 3>() = Eigen::AngleAxisd(0.2 * i, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
-    r.topRightCorner<3, 1>() = Eigen::Vector3d(0.1 * i, -0.2 * i, 0.3 * i * i);
-    sk.rest.push_back(r);
-    sk.heads.push_back(r.topRightCorner<3, 1>());
-    sk.tails.push_back(r.topRightCorner<3, 1>() + Eigen::Vector3d(0, 0, 0.1));
-    sk.rolls.push_back(0.0);
-    sk.lengths.push_back(0.1);
-  }
+  const Skeleton sk = test::handSkeleton({"Root", "spine", "armL", "armR", "leg"}, {-1, 0, 1, 1, 0});
   Skin body;
   body.vertex_count = 3;
   body.bone_count = 5;
@@ -518,12 +507,7 @@ TEST(AddExportMesh, CharacterBaseColourAlphaBlends) {
     o.base_color = {0.9f, 0.5f, 0.25f, alpha};
     auto glb = exportCharacter(DataSource::builtinDemo(), c, {}, o);
     ASSERT_TRUE(glb.ok()) << glb.error().message;
-    tinygltf::TinyGLTF loader;
-    tinygltf::Model g;
-    std::string err, warn;
-    ASSERT_TRUE(loader.LoadBinaryFromMemory(&g, &err, &warn, reinterpret_cast<const unsigned char*>(glb->main.data()),
-                                            static_cast<unsigned>(glb->main.size())))
-        << err;
+    const tinygltf::Model g = test::loadGlb(glb->main);
     ASSERT_EQ(g.materials.size(), 1u);
     EXPECT_EQ(g.materials[0].alphaMode, alpha < 1.0f ? "BLEND" : "OPAQUE");
     EXPECT_EQ(g.materials[0].pbrMetallicRoughness.baseColorFactor[3], double(alpha));
@@ -533,24 +517,8 @@ TEST(AddExportMesh, CharacterBaseColourAlphaBlends) {
 // ---------------------------------------------------------------------------------------------
 // The two meshes as glTF and G4MF
 
-tinygltf::Model loadGltf(const std::string& bytes, bool binary) {
-  tinygltf::TinyGLTF loader;
-  tinygltf::Model model;
-  std::string err, warn;
-  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
-                                                       static_cast<unsigned>(bytes.size()))
-                         : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(), static_cast<unsigned>(bytes.size()), "");
-  EXPECT_TRUE(ok) << err;
-  EXPECT_TRUE(warn.empty()) << warn;
-  return model;
-}
-
-template <typename T>
-const T* accessorData(const tinygltf::Model& m, int accessor) {
-  const tinygltf::Accessor& a = m.accessors[static_cast<std::size_t>(accessor)];
-  const tinygltf::BufferView& v = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
-  return reinterpret_cast<const T*>(m.buffers[static_cast<std::size_t>(v.buffer)].data.data() + v.byteOffset + a.byteOffset);
-}
+using test::accessorData;
+using test::loadGltf;
 
 TEST(TwoMeshes, GltfReadBack) {
   const TwoMeshes& t = twoMeshes();

@@ -111,15 +111,47 @@ inline std::string exportGlb(const ExportModel& model, int k, int bits, std::vec
   return files.ok() ? files->main : std::string();
 }
 
-inline tinygltf::Model loadGlb(const std::string& bytes) {
+/// A .glb (`binary`) or a .gltf with its buffers embedded, read with tinygltf (no warnings expected).
+inline tinygltf::Model loadGltf(const std::string& bytes, bool binary) {
   tinygltf::TinyGLTF loader;
   tinygltf::Model model;
   std::string err, warn;
-  const bool ok = loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
-                                              static_cast<unsigned>(bytes.size()));
+  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
+                                                       static_cast<unsigned>(bytes.size()))
+                         : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(), static_cast<unsigned>(bytes.size()), "");
   EXPECT_TRUE(ok) << err;
   EXPECT_TRUE(warn.empty()) << warn;
   return model;
+}
+
+inline tinygltf::Model loadGlb(const std::string& bytes) { return loadGltf(bytes, true); }
+
+/// An accessor's data (tightly packed) as T.
+template <typename T>
+const T* accessorData(const tinygltf::Model& m, int accessor) {
+  const tinygltf::Accessor& a = m.accessors[static_cast<std::size_t>(accessor)];
+  const tinygltf::BufferView& v = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
+  return reinterpret_cast<const T*>(m.buffers[static_cast<std::size_t>(v.buffer)].data.data() + v.byteOffset + a.byteOffset);
+}
+
+/// A hand-made skeleton: bone i turned 0.3 i rad about (1, 2, 3) at (0.1 i, -0.2 i, 0.3 i^2), its
+/// tail 0.1 above its head, roll 0, length 0.1.
+inline Skeleton handSkeleton(std::vector<std::string> names, std::vector<int> parents) {
+  Skeleton sk;
+  sk.names = std::move(names);
+  sk.parents = std::move(parents);
+  for (std::size_t i = 0; i < sk.names.size(); ++i) {
+    const double k = static_cast<double>(i);
+    Eigen::Matrix4d r = Eigen::Matrix4d::Identity();
+    r.topLeftCorner<3, 3>() = Eigen::AngleAxisd(0.3 * k, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
+    r.topRightCorner<3, 1>() = Eigen::Vector3d(0.1 * k, -0.2 * k, 0.3 * k * k);
+    sk.rest.push_back(r);
+    sk.heads.push_back(r.topRightCorner<3, 1>());
+    sk.tails.push_back(r.topRightCorner<3, 1>() + Eigen::Vector3d(0, 0, 0.1));
+    sk.rolls.push_back(0.0);
+    sk.lengths.push_back(0.1);
+  }
+  return sk;
 }
 
 /// Element `i`, component `c` of an accessor as a double (normalised integers divided out).

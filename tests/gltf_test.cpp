@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
+#include "export_test_util.hpp"
 #include "rigfit/gltf.hpp"
 
 namespace rigfit {
@@ -37,24 +38,9 @@ ExportModel twoBoneQuad() {
   return m;
 }
 
-tinygltf::Model load(const std::string& bytes, bool binary) {
-  tinygltf::TinyGLTF loader;
-  tinygltf::Model model;
-  std::string err, warn;
-  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
-                                                       static_cast<unsigned>(bytes.size()))
-                         : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(), static_cast<unsigned>(bytes.size()), "");
-  EXPECT_TRUE(ok) << err;
-  EXPECT_TRUE(warn.empty()) << warn;
-  return model;
-}
+using test::accessorData;
 
-template <typename T>
-const T* accessorData(const tinygltf::Model& m, int accessor) {
-  const tinygltf::Accessor& a = m.accessors[static_cast<std::size_t>(accessor)];
-  const tinygltf::BufferView& v = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
-  return reinterpret_cast<const T*>(m.buffers[static_cast<std::size_t>(v.buffer)].data.data() + v.byteOffset + a.byteOffset);
-}
+tinygltf::Model load(const std::string& bytes, bool binary) { return test::loadGltf(bytes, binary); }
 
 TEST(Gltf, ReadBackJointsIbmsAndWeights) {
   const ExportModel m = twoBoneQuad();
