@@ -1,6 +1,8 @@
 // validateExportModel: the one check of an ExportModel that both writers make before writing.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 
 #include "rigfit/export_model.hpp"
@@ -11,8 +13,31 @@ namespace {
 Error usage(std::string what) { return makeError(ErrorCode::kUsage, "export model: " + std::move(what)); }
 Error range(std::string what) { return makeError(ErrorCode::kRange, "export model: " + std::move(what)); }
 
+// The first i < n with bad(i), else n. A pass without branches (which the compiler vectorises)
+// tells whether there is one; only then does a second find it. `bad` combines its tests with & and
+// |, not && and ||, so that it has no branches either.
+template <class Bad>
+std::size_t firstBad(std::size_t n, const Bad& bad) {
+  std::uint32_t any = 0;
+  for (std::size_t i = 0; i < n; ++i) any |= static_cast<std::uint32_t>(bad(i));
+  if (!any) return n;
+  std::size_t i = 0;
+  while (!bad(i)) ++i;
+  return i;
+}
+
+// Infinity or NaN: every exponent bit set.
+bool nonFinite(float f) { return (std::bit_cast<std::uint32_t>(f) & 0x7F800000u) == 0x7F800000u; }
+
 bool allFinite(std::span<const float> values) {
-  return std::all_of(values.begin(), values.end(), [](float f) { return std::isfinite(f); });
+  return firstBad(values.size(), [&](std::size_t i) { return nonFinite(values[i]); }) == values.size();
+}
+
+// The first index not below `n`, else indices.size().
+std::size_t firstBeyond(std::span<const std::uint32_t> indices, std::size_t n) {
+  if (n > 0xFFFFFFFFu) return indices.size();
+  const auto limit = static_cast<std::uint32_t>(n);  // compared in 32 bits, which vectorises
+  return firstBad(indices.size(), [&](std::size_t i) { return indices[i] >= limit; });
 }
 
 // One per bone, or (when `optional`) none.
@@ -64,35 +89,45 @@ Status checkMesh(const ExportMesh& m, std::size_t index, std::size_t nb) {
   if (m.uvs.size() != 2 * nv && !m.uvs.empty()) return usage(where + "UVs are not 2 per vertex");
   if (!m.source_vertex.empty() && m.source_vertex.size() != nv) return usage(where + "source_vertex is not 1 per vertex");
   if (m.triangles.size() % 3) return usage(where + "triangles are not 3 indices each");
-  for (std::uint32_t v : m.triangles)
-    if (v >= nv) return range(where + "triangle index " + std::to_string(v) + " beyond the vertices");
+  if (const std::size_t i = firstBeyond(m.triangles, nv); i < m.triangles.size())
+    return range(where + "triangle index " + std::to_string(m.triangles[i]) + " beyond the vertices");
   if (m.polygon_offsets.empty() && !m.polygon_corners.empty()) return usage(where + "polygon corners without offsets");
   if (!m.polygon_offsets.empty()) {
     if (m.polygon_offsets.front() != 0 || m.polygon_offsets.back() != m.polygon_corners.size())
       return usage(where + "polygon offsets do not match the corners");
-    for (std::size_t p = 0; p + 1 < m.polygon_offsets.size(); ++p)
-      if (m.polygon_offsets[p + 1] < m.polygon_offsets[p] + 3) return usage(where + "polygon " + std::to_string(p) + " has fewer than 3 corners");
-    for (std::uint32_t v : m.polygon_corners)
-      if (v >= nv) return range(where + "polygon corner " + std::to_string(v) + " beyond the vertices");
+    const std::uint32_t* offsets = m.polygon_offsets.data();
+    const std::size_t np = m.polygon_offsets.size() - 1;
+    if (const std::size_t p = firstBad(np, [&](std::size_t i) { return offsets[i + 1] < offsets[i] + 3; }); p < np)
+      return usage(where + "polygon " + std::to_string(p) + " has fewer than 3 corners");
+    if (const std::size_t i = firstBeyond(m.polygon_corners, nv); i < m.polygon_corners.size())
+      return range(where + "polygon corner " + std::to_string(m.polygon_corners[i]) + " beyond the vertices");
   }
   if (!allFinite(m.positions)) return range(where + "non-finite vertex position");
   if (!allFinite(m.uvs)) return range(where + "non-finite UV");
-  for (std::size_t v = 0; v < m.normals.size() / 3; ++v) {
-    const float* n = &m.normals[3 * v];
-    const double len = std::sqrt(double(n[0]) * n[0] + double(n[1]) * n[1] + double(n[2]) * n[2]);
-    if (!(len > 0.0) || !std::isfinite(len)) return range(where + "vertex " + std::to_string(v) + " has a zero or non-finite normal");
-  }
+  // A normal of finite components has a length > 0 unless all three are 0 (squared in double,
+  // no float's square is 0 or infinite).
+  const float* normals = m.normals.data();
+  const std::size_t with_normals = m.normals.size() / 3;
+  if (const std::size_t v = firstBad(with_normals, [&](std::size_t i) {
+        const float* n = normals + 3 * i;
+        return ((n[0] == 0.0f) & (n[1] == 0.0f) & (n[2] == 0.0f)) | nonFinite(n[0]) | nonFinite(n[1]) | nonFinite(n[2]);
+      });
+      v < with_normals)
+    return range(where + "vertex " + std::to_string(v) + " has a zero or non-finite normal");
   const Skin& s = m.skin;
   if (s.offsets.empty() && (!s.bones.empty() || !s.weights.empty())) return usage(where + "skin influences without offsets");
   if (!s.offsets.empty()) {
     if (s.offsets.size() != nv + 1 || s.offsets.front() != 0 || s.offsets.back() != s.bones.size() || s.weights.size() != s.bones.size())
       return usage(where + "the skin does not match the vertices");
-    for (std::size_t v = 0; v < nv; ++v)
-      if (s.offsets[v + 1] < s.offsets[v]) return usage(where + "skin offsets decrease");
-    for (std::size_t k = 0; k < s.bones.size(); ++k) {
-      if (s.bones[k] >= nb) return range(where + "skin bone " + std::to_string(s.bones[k]) + " beyond the skeleton");
-      if (!std::isfinite(s.weights[k]) || s.weights[k] < 0.0f) return range(where + "skin weight not finite and >= 0");
-    }
+    const std::uint32_t* offsets = s.offsets.data();
+    if (firstBad(nv, [&](std::size_t v) { return offsets[v + 1] < offsets[v]; }) < nv) return usage(where + "skin offsets decrease");
+    const std::uint16_t* bones = s.bones.data();
+    const auto bone_limit = static_cast<std::uint32_t>(std::min<std::size_t>(nb, 0x10000));  // bones are 16-bit
+    if (const std::size_t k = firstBad(s.bones.size(), [&](std::size_t i) { return bones[i] >= bone_limit; }); k < s.bones.size())
+      return range(where + "skin bone " + std::to_string(s.bones[k]) + " beyond the skeleton");
+    const float* weights = s.weights.data();
+    if (firstBad(s.weights.size(), [&](std::size_t i) { return nonFinite(weights[i]) | (weights[i] < 0.0f); }) < s.weights.size())
+      return range(where + "skin weight not finite and >= 0");
   }
   for (const ExportMorph& morph : m.morphs) {
     const std::string at = where + "morph \"" + morph.name + "\": ";
