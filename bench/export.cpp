@@ -75,7 +75,7 @@ void BM_BuildExportModel(benchmark::State& state) {
     auto m = buildExportModel(c.mesh, c.fit.skeleton, &c.skin, &c.groups, {});
     benchmark::DoNotOptimize(m);
   }
-  state.SetLabel(std::to_string(p.model.vertexCount()) + " vertices, " + std::to_string(p.model.names.size()) + " bones");
+  state.SetLabel(std::to_string(p.model.meshes[0].vertexCount()) + " vertices, " + std::to_string(p.model.names.size()) + " bones");
 }
 BENCHMARK(BM_BuildExportModel)->Unit(benchmark::kMillisecond);
 
@@ -84,21 +84,11 @@ void BM_WriteGlb(benchmark::State& state) {
   const Prepared& p = prepared();
   if (!p.error.empty()) return state.SkipWithError(p.error.c_str());
   const int k = static_cast<int>(state.range(0)), bits = static_cast<int>(state.range(1));
-  const std::size_t n = p.model.vertexCount() * static_cast<std::size_t>(k);
   std::size_t size = 0;
   for (auto _ : state) {
     // As rigfit export: limit (and quantise) the influences, then write.
-    std::vector<std::uint16_t> joints(n), quantized;
-    std::vector<float> weights(n);
-    limitInfluences(p.model.skin, k, joints, weights);
-    GltfSkinStreams streams{.influences = k, .joints = joints, .weights = weights};
-    if (bits) {
-      quantized.resize(n);
-      quantizeInfluences(weights, k, bits, quantized);
-      streams.weight_bits = bits;
-      streams.quantized_weights = quantized;
-    }
-    auto files = writeGltf(p.model, streams, {.container = GltfContainer::kGlb, .rig_name = "game_engine"});
+    const GltfSkins skins = gltfSkins(p.model, k, bits);
+    auto files = writeGltf(p.model, skins.streams, {.container = GltfContainer::kGlb, .rig_name = "game_engine"});
     if (!files) return state.SkipWithError(files.error().message.c_str());
     size = files->main.size();
     benchmark::DoNotOptimize(files);
@@ -159,10 +149,10 @@ void BM_MorphTargets(benchmark::State& state) {
     MorphNormals normals(c.mesh, c.mesh.positions, 1);
     for (std::size_t k = 0; k < targets.size(); ++k) {
       normals.deltas(targets[k]->vertices, targets[k]->offsets, deltas);
-      if (!addExportMorph(model, units[k], c.mesh.vertexCount(), targets[k]->vertices, targets[k]->offsets, deltas))
+      if (!addExportMorph(model.meshes[0], units[k], c.mesh.vertexCount(), targets[k]->vertices, targets[k]->offsets, deltas))
         return state.SkipWithError("addExportMorph failed");
     }
-    benchmark::DoNotOptimize(model.morphs.data());
+    benchmark::DoNotOptimize(model.meshes[0].morphs.data());
   }
   state.SetLabel(std::to_string(targets.size()) + " targets, " + std::to_string(listed) + " target vertices");
 }

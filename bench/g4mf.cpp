@@ -94,8 +94,8 @@ G4mfWriteOptions options(int format) {
 void label(benchmark::State& state, const Model& m) {
   static const char* kFormat[] = {".g4tf", ".g4b", ".g4b+zstd3", ".g4b+zstd19"};
   state.SetLabel(std::string(state.range(0) == 0 ? "demo " : "hm08 ") + kFormat[state.range(1)] + " (" +
-                 std::to_string(m.model.vertexCount()) + " vertices, " + std::to_string(m.model.names.size()) + " bones, " +
-                 std::to_string(m.model.skin.bones.size()) + " influences)");
+                 std::to_string(m.model.meshes[0].vertexCount()) + " vertices, " + std::to_string(m.model.names.size()) + " bones, " +
+                 std::to_string(m.model.meshes[0].skin.bones.size()) + " influences)");
 }
 
 void BM_WriteG4mf(benchmark::State& state) {

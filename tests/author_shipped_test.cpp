@@ -380,7 +380,7 @@ TEST(AuthorShipped, ThirdPartyGltfSkeletonFollowsShapedBodies) {
   const Skeleton s = fit(original, b);
   auto model = buildExportModel(b.mesh, s, nullptr, &b.groups, {});
   ASSERT_TRUE(model.ok()) << model.error().message;
-  const std::size_t nv = model->vertexCount();
+  const std::size_t nv = model->meshes[0].vertexCount();
   std::vector<std::uint16_t> joints(4 * nv, 0);
   std::vector<float> weights(4 * nv, 0.0f);
   GltfSkinStreams streams;

@@ -706,6 +706,26 @@ TEST(AuthorSources, GltfWithoutSkeleton) {
   auto no_asset = parseGltfSkeleton(R"({"nodes": [{"name": "x"}], "skins": [{"joints": [0]}]})", "a.gltf");
   ASSERT_FALSE(no_asset.ok());
   expectOneLine(no_asset.error(), "a.gltf: (document): \"asset\" object not found");
+// Without extras.length the tail is extras.tail (glTF frame): an object {x, y, z} as rigfit writes
+// it, or an array as it wrote before.
+TEST(AuthorSources, GltfExtrasTailObjectOrArray) {
+  for (const char* tail : {R"({"x": 0.25, "y": 1.5, "z": -0.5})", "[0.25, 1.5, -0.5]"}) {
+    SCOPED_TRACE(tail);
+    const std::string text = std::string(R"({"asset": {"version": "2.0"}, "nodes": [
+        {"name": "Armature", "children": [1]},
+        {"name": "hip", "translation": [0, 1, 0], "extras": {"name": "hip.L", "roll": 0.5, "tail": )") + tail + R"(}}],
+      "skins": [{"joints": [1]}]})";
+    auto src = parseGltfSkeleton(text, "t.gltf");
+    ASSERT_TRUE(src.ok()) << src.error().message;
+    ASSERT_EQ(src->bones.size(), 1u);
+    EXPECT_EQ(src->bones[0].name, "hip.L");
+    EXPECT_EQ(src->bones[0].roll, 0.5);
+    EXPECT_EQ(src->bones[0].tail, Eigen::Vector3d(0.25, 0.5, 1.5));  // glTF (x, y, z) -> rig (x, -z, y)
+  }
+  auto bad = parseGltfSkeleton(R"({"nodes": [{"name": "Armature", "children": [1]}, {"name": "a", "extras": {"tail": {"x": 0, "y": "1", "z": 0}}}]})",
+                               "b.gltf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "b.gltf: nodes[1].extras.tail.y: expected a finite number");
 }
 
 }  // namespace

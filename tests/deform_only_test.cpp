@@ -6,6 +6,7 @@
 
 #include "rigfit/character.hpp"
 #include "rigfit/export_model.hpp"
+#include "export_test_util.hpp"
 #include "test_util.hpp"
 
 namespace rigfit {
@@ -90,19 +91,7 @@ TEST(DeformOnly, ModelKeepsGlobalsAndRemapsTheSkin) {
   mesh.positions = {0, 0, 0, 1, 0, 0, 1, 0, 1};
   mesh.face_offsets = {0, 3};
   mesh.corner_vertices = {0, 1, 2};
-  Skeleton sk;
-  sk.names = {"Root", "spine", "gap", "head"};
-  sk.parents = {-1, 0, 1, 2};
-  for (int i = 0; i < 4; ++i) {
-    Eigen::Matrix4d r = Eigen::Matrix4d::Identity();
-    r.topLeftCorner<3, 3>() = Eigen::AngleAxisd(0.3 * i, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
-    r.topRightCorner<3, 1>() = Eigen::Vector3d(0.1 * i, -0.2 * i, 0.3 * i * i);
-    sk.rest.push_back(r);
-    sk.heads.push_back(r.topRightCorner<3, 1>());
-    sk.tails.push_back(r.topRightCorner<3, 1>() + Eigen::Vector3d(0, 0, 0.1));
-    sk.rolls.push_back(0.0);
-    sk.lengths.push_back(0.1);
-  }
+  const Skeleton sk = test::handSkeleton({"Root", "spine", "gap", "head"}, {-1, 0, 1, 2});
   Skin skin;
   skin.vertex_count = 3;
   skin.bone_count = 4;
@@ -119,9 +108,9 @@ TEST(DeformOnly, ModelKeepsGlobalsAndRemapsTheSkin) {
   EXPECT_LT((m->bind_global[1] - c * sk.rest[3]).norm(), 1e-15);
   EXPECT_LT((m->bind_local[1] - (c * sk.rest[1]).inverse() * (c * sk.rest[3])).norm(), 1e-14);
   EXPECT_LT((m->bind_global[0] * m->bind_local[1] - m->bind_global[1]).norm(), 1e-14);
-  EXPECT_EQ(m->skin.bone_count, 2u);
-  EXPECT_EQ(m->skin.bones, (std::vector<std::uint16_t>{0, 1, 0, 1}));
-  EXPECT_EQ(m->skin.weights, skin.weights);
+  EXPECT_EQ(m->meshes[0].skin.bone_count, 2u);
+  EXPECT_EQ(m->meshes[0].skin.bones, (std::vector<std::uint16_t>{0, 1, 0, 1}));
+  EXPECT_EQ(m->meshes[0].skin.weights, skin.weights);
   // Without weights there is nothing to tell deforming bones by.
   EXPECT_FALSE(buildExportModel(mesh, sk, nullptr, nullptr, {.deform_only = true}).ok());
 }
@@ -165,10 +154,10 @@ TEST_P(DeformOnlyShipped, KeepsWeightedBonesUnderOneRoot) {
   }
   EXPECT_EQ(roots, 1);
   // The same influences, on the same bones by name.
-  ASSERT_EQ(m->skin.offsets, full->skin.offsets);
-  for (std::size_t k = 0; k < m->skin.bones.size(); ++k) {
-    EXPECT_EQ(m->source_names[m->skin.bones[k]], full->source_names[full->skin.bones[k]]);
-    EXPECT_EQ(m->skin.weights[k], full->skin.weights[k]);
+  ASSERT_EQ(m->meshes[0].skin.offsets, full->meshes[0].skin.offsets);
+  for (std::size_t k = 0; k < m->meshes[0].skin.bones.size(); ++k) {
+    EXPECT_EQ(m->source_names[m->meshes[0].skin.bones[k]], full->source_names[full->meshes[0].skin.bones[k]]);
+    EXPECT_EQ(m->meshes[0].skin.weights[k], full->meshes[0].skin.weights[k]);
   }
 }
 

@@ -144,20 +144,20 @@ TEST(ExportModel, DemoCharacterBodyOnly) {
   auto m = buildExportModel(*mesh, s, &skin, &*groups, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   // Joint cubes (vertices 497..688) are gone; body vertices split only where UVs differ.
-  for (std::uint32_t v : m->source_vertex) EXPECT_LT(v, 497u);
-  EXPECT_GE(m->vertexCount(), 497u);
-  EXPECT_EQ(m->polygon_offsets.size() - 1, 467u);
-  EXPECT_EQ(m->triangles.size(), 467u * 2 * 3);
+  for (std::uint32_t v : m->meshes[0].source_vertex) EXPECT_LT(v, 497u);
+  EXPECT_GE(m->meshes[0].vertexCount(), 497u);
+  EXPECT_EQ(m->meshes[0].polygon_offsets.size() - 1, 467u);
+  EXPECT_EQ(m->meshes[0].triangles.size(), 467u * 2 * 3);
   // Positions are the rig frame turned Y up.
-  for (std::size_t e = 0; e < m->vertexCount(); e += 37) {
-    const std::uint32_t v = m->source_vertex[e];
-    EXPECT_EQ(m->positions[3 * e], mesh->positions[3 * v]);
-    EXPECT_EQ(m->positions[3 * e + 1], mesh->positions[3 * v + 2]);
-    EXPECT_EQ(m->positions[3 * e + 2], -mesh->positions[3 * v + 1]);
-    EXPECT_NEAR(Eigen::Vector3f(m->normals[3 * e], m->normals[3 * e + 1], m->normals[3 * e + 2]).norm(), 1.0f, 1e-5f);
+  for (std::size_t e = 0; e < m->meshes[0].vertexCount(); e += 37) {
+    const std::uint32_t v = m->meshes[0].source_vertex[e];
+    EXPECT_EQ(m->meshes[0].positions[3 * e], mesh->positions[3 * v]);
+    EXPECT_EQ(m->meshes[0].positions[3 * e + 1], mesh->positions[3 * v + 2]);
+    EXPECT_EQ(m->meshes[0].positions[3 * e + 2], -mesh->positions[3 * v + 1]);
+    EXPECT_NEAR(Eigen::Vector3f(m->meshes[0].normals[3 * e], m->meshes[0].normals[3 * e + 1], m->meshes[0].normals[3 * e + 2]).norm(), 1.0f, 1e-5f);
     // The skin follows its vertex.
-    ASSERT_EQ(m->skin.influenceCount(e), skin.influenceCount(v));
-    EXPECT_EQ(m->skin.bones[m->skin.offsets[e]], skin.bones[skin.offsets[v]]);
+    ASSERT_EQ(m->meshes[0].skin.influenceCount(e), skin.influenceCount(v));
+    EXPECT_EQ(m->meshes[0].skin.bones[m->meshes[0].skin.offsets[e]], skin.bones[skin.offsets[v]]);
   }
   // Bind matrices: local composes to global; bones still point along local +Y to their tails.
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -172,7 +172,7 @@ TEST(ExportModel, DemoCharacterBodyOnly) {
   // Keeping helpers keeps every vertex.
   auto all = buildExportModel(*mesh, s, &skin, &*groups, {.keep_helpers = true});
   ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->polygon_offsets.size() - 1, mesh->faceCount());
+  EXPECT_EQ(all->meshes[0].polygon_offsets.size() - 1, mesh->faceCount());
 }
 
 }  // namespace

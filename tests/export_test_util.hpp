@@ -99,35 +99,59 @@ inline void loadSkinnedCharacter(const DataSource& data, const std::string& data
 }
 
 /// The glTF bytes `rigfit export --out x.glb [--influences K] [--quantize --weight-bits B]` writes
-/// for `model`; `joints`/`weights`/`quantized` receive the streams it was given.
+/// for `model` (its body, meshes[0]); `joints`/`weights`/`quantized` receive the streams it was given.
 inline std::string exportGlb(const ExportModel& model, int k, int bits, std::vector<std::uint16_t>& joints,
                              std::vector<float>& weights, std::vector<std::uint16_t>& quantized) {
-  const std::size_t n = model.vertexCount() * static_cast<std::size_t>(k);
-  joints.assign(n, 0);
-  weights.assign(n, 0.0f);
-  quantized.clear();
-  limitInfluences(model.skin, k, joints, weights);
-  GltfSkinStreams streams{.influences = k, .joints = joints, .weights = weights};
-  if (bits) {
-    quantized.assign(n, 0);
-    quantizeInfluences(weights, k, bits, quantized);
-    streams.weight_bits = bits;
-    streams.quantized_weights = quantized;
-  }
-  auto files = writeGltf(model, streams, {.container = GltfContainer::kGlb, .rig_name = "test"});
+  GltfSkins skins = gltfSkins(model, k, bits);
+  auto files = writeGltf(model, skins.streams, {.container = GltfContainer::kGlb, .rig_name = "test"});
   EXPECT_TRUE(files.ok()) << files.error().message;
+  joints = std::move(skins.joints[0]);
+  weights = std::move(skins.weights[0]);
+  quantized = std::move(skins.quantized_weights[0]);
   return files.ok() ? files->main : std::string();
 }
 
-inline tinygltf::Model loadGlb(const std::string& bytes) {
+/// A .glb (`binary`) or a .gltf with its buffers embedded, read with tinygltf (no warnings expected).
+inline tinygltf::Model loadGltf(const std::string& bytes, bool binary) {
   tinygltf::TinyGLTF loader;
   tinygltf::Model model;
   std::string err, warn;
-  const bool ok = loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
-                                              static_cast<unsigned>(bytes.size()));
+  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
+                                                       static_cast<unsigned>(bytes.size()))
+                         : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(), static_cast<unsigned>(bytes.size()), "");
   EXPECT_TRUE(ok) << err;
   EXPECT_TRUE(warn.empty()) << warn;
   return model;
+}
+
+inline tinygltf::Model loadGlb(const std::string& bytes) { return loadGltf(bytes, true); }
+
+/// An accessor's data (tightly packed) as T.
+template <typename T>
+const T* accessorData(const tinygltf::Model& m, int accessor) {
+  const tinygltf::Accessor& a = m.accessors[static_cast<std::size_t>(accessor)];
+  const tinygltf::BufferView& v = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
+  return reinterpret_cast<const T*>(m.buffers[static_cast<std::size_t>(v.buffer)].data.data() + v.byteOffset + a.byteOffset);
+}
+
+/// A hand-made skeleton: bone i turned 0.3 i rad about (1, 2, 3) at (0.1 i, -0.2 i, 0.3 i^2), its
+/// tail 0.1 above its head, roll 0, length 0.1.
+inline Skeleton handSkeleton(std::vector<std::string> names, std::vector<int> parents) {
+  Skeleton sk;
+  sk.names = std::move(names);
+  sk.parents = std::move(parents);
+  for (std::size_t i = 0; i < sk.names.size(); ++i) {
+    const double k = static_cast<double>(i);
+    Eigen::Matrix4d r = Eigen::Matrix4d::Identity();
+    r.topLeftCorner<3, 3>() = Eigen::AngleAxisd(0.3 * k, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
+    r.topRightCorner<3, 1>() = Eigen::Vector3d(0.1 * k, -0.2 * k, 0.3 * k * k);
+    sk.rest.push_back(r);
+    sk.heads.push_back(r.topRightCorner<3, 1>());
+    sk.tails.push_back(r.topRightCorner<3, 1>() + Eigen::Vector3d(0, 0, 0.1));
+    sk.rolls.push_back(0.0);
+    sk.lengths.push_back(0.1);
+  }
+  return sk;
 }
 
 /// Element `i`, component `c` of an accessor as a double (normalised integers divided out).

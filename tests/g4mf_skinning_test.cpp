@@ -50,7 +50,7 @@ TEST_P(G4mfSkinning, FileSkinnedByTheG4mfRuleMatchesPosedMesh) {
   std::vector<std::uint32_t> source;
   {
     std::vector<std::uint8_t> seen(c->mesh.vertexCount(), 0);
-    for (std::uint32_t v : model->source_vertex)
+    for (std::uint32_t v : model->meshes[0].source_vertex)
       if (!seen[v]) {
         seen[v] = 1;
         source.push_back(v);

@@ -45,6 +45,7 @@ Eigen::Matrix4d transform(const Eigen::Vector3d& t, const Eigen::Matrix3d& r) {
 // triangle starts at the same vertex as the quad before it (the fan must be rotated).
 ExportModel handModel() {
   ExportModel m;
+  m.meshes.emplace_back();
   m.names = {"Hips", "Spine", "Head", "LeftLeg"};
   m.source_names = {"root", "spine.01", "head", "thigh.L"};
   m.parents = {-1, 0, 1, 0};
@@ -63,33 +64,33 @@ ExportModel handModel() {
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 2; ++c) {
       const float x = c ? 0.1f : -0.1f, y = 0.5f * static_cast<float>(r);
-      m.positions.insert(m.positions.end(), {x, y, 0.0f});
-      m.normals.insert(m.normals.end(), {0.0f, 0.0f, 1.0f});
-      m.uvs.insert(m.uvs.end(), {x / 0.2f + 0.5f, y / 1.5f});
-      m.source_vertex.push_back(static_cast<std::uint32_t>(2 * r + c));
+      m.meshes[0].positions.insert(m.meshes[0].positions.end(), {x, y, 0.0f});
+      m.meshes[0].normals.insert(m.meshes[0].normals.end(), {0.0f, 0.0f, 1.0f});
+      m.meshes[0].uvs.insert(m.meshes[0].uvs.end(), {x / 0.2f + 0.5f, y / 1.5f});
+      m.meshes[0].source_vertex.push_back(static_cast<std::uint32_t>(2 * r + c));
     }
-  m.positions.insert(m.positions.end(), {0.1f, 1.0f, 0.0f});  // vertex 8 = source 5, another UV
-  m.normals.insert(m.normals.end(), {0.0f, 0.0f, 1.0f});
-  m.uvs.insert(m.uvs.end(), {0.25f, 0.75f});
-  m.source_vertex.push_back(5);
-  m.polygon_offsets = {0, 4, 8, 12, 15};
-  m.polygon_corners = {0, 1, 3, 2, 2, 3, 5, 4, 4, 5, 7, 6, 4, 8, 6};
-  for (std::size_t p = 0; p + 1 < m.polygon_offsets.size(); ++p)
-    for (std::uint32_t k = m.polygon_offsets[p] + 1; k + 1 < m.polygon_offsets[p + 1]; ++k)
-      m.triangles.insert(m.triangles.end(), {m.polygon_corners[m.polygon_offsets[p]], m.polygon_corners[k], m.polygon_corners[k + 1]});
+  m.meshes[0].positions.insert(m.meshes[0].positions.end(), {0.1f, 1.0f, 0.0f});  // vertex 8 = source 5, another UV
+  m.meshes[0].normals.insert(m.meshes[0].normals.end(), {0.0f, 0.0f, 1.0f});
+  m.meshes[0].uvs.insert(m.meshes[0].uvs.end(), {0.25f, 0.75f});
+  m.meshes[0].source_vertex.push_back(5);
+  m.meshes[0].polygon_offsets = {0, 4, 8, 12, 15};
+  m.meshes[0].polygon_corners = {0, 1, 3, 2, 2, 3, 5, 4, 4, 5, 7, 6, 4, 8, 6};
+  for (std::size_t p = 0; p + 1 < m.meshes[0].polygon_offsets.size(); ++p)
+    for (std::uint32_t k = m.meshes[0].polygon_offsets[p] + 1; k + 1 < m.meshes[0].polygon_offsets[p + 1]; ++k)
+      m.meshes[0].triangles.insert(m.meshes[0].triangles.end(), {m.meshes[0].polygon_corners[m.meshes[0].polygon_offsets[p]], m.meshes[0].polygon_corners[k], m.meshes[0].polygon_corners[k + 1]});
   // Skin (sorted as rigfit's Skin is: weight descending, ties lower bone first).
   const std::vector<std::vector<std::pair<std::uint16_t, float>>> infl = {
       {{0, 1.0f}}, {{0, 1.0f}}, {{0, 0.5f}, {3, 0.2f}}, {{0, 0.5f}, {3, 0.2f}}, {{1, 0.6f}, {0, 0.4f}},
       {{1, 0.6f}, {0, 0.4f}}, {{1, 0.5f}, {2, 0.5f}}, {{2, 1.0f}, {3, 0.0f}}, {{1, 0.6f}, {0, 0.4f}}};
-  m.skin.vertex_count = 9;
-  m.skin.bone_count = 4;
-  m.skin.offsets.push_back(0);
+  m.meshes[0].skin.vertex_count = 9;
+  m.meshes[0].skin.bone_count = 4;
+  m.meshes[0].skin.offsets.push_back(0);
   for (const auto& v : infl) {
     for (const auto& [b, w] : v) {
-      m.skin.bones.push_back(b);
-      m.skin.weights.push_back(w);
+      m.meshes[0].skin.bones.push_back(b);
+      m.meshes[0].skin.weights.push_back(w);
     }
-    m.skin.offsets.push_back(static_cast<std::uint32_t>(m.skin.bones.size()));
+    m.meshes[0].skin.offsets.push_back(static_cast<std::uint32_t>(m.meshes[0].skin.bones.size()));
   }
   return m;
 }
@@ -196,41 +197,41 @@ void expectRoundTrip(const ExportModel& m, const G4mfDocument& d) {
     EXPECT_LT((d.global[i] - m.bind_global[i]).cwiseAbs().maxCoeff(), 1e-12) << m.names[i] << "\n" << d.global[i] << "\n" << m.bind_global[i];
     EXPECT_LT((d.local[i] - m.bind_local[i]).cwiseAbs().maxCoeff(), 1e-12) << m.names[i];
   }
-  ASSERT_EQ(d.joints.size(), m.skin.offsets.empty() ? 0u : nb);
+  ASSERT_EQ(d.joints.size(), m.meshes[0].skin.offsets.empty() ? 0u : nb);
   for (std::size_t j = 0; j < d.joints.size(); ++j) EXPECT_EQ(d.joints[j], static_cast<int>(j));
-  EXPECT_EQ(d.group_names, m.skin.offsets.empty() ? std::vector<std::string>{} : m.names);
+  EXPECT_EQ(d.group_names, m.meshes[0].skin.offsets.empty() ? std::vector<std::string>{} : m.names);
 
   // Polygons: the same order, each a cyclic rotation of the model's; corners carry the same
   // position, normal and UV (v flipped).
-  const std::size_t np = m.polygon_offsets.size() - 1;
+  const std::size_t np = m.meshes[0].polygon_offsets.size() - 1;
   ASSERT_EQ(d.polygon_offsets.size(), np + 1);
   ASSERT_EQ(d.normal_indices.size(), d.triangles.size());
   ASSERT_EQ(d.uv_indices.size(), d.triangles.size());
   std::map<std::uint32_t, std::uint32_t> g4_of;  // export vertex -> G4MF vertex
   std::size_t tri = 0;
   for (std::size_t p = 0; p < np; ++p) {
-    const std::uint32_t a = m.polygon_offsets[p], n = m.polygon_offsets[p + 1] - a;
+    const std::uint32_t a = m.meshes[0].polygon_offsets[p], n = m.meshes[0].polygon_offsets[p + 1] - a;
     ASSERT_EQ(d.polygon_offsets[p + 1] - d.polygon_offsets[p], n) << "polygon " << p;
     auto pos = [&](const std::vector<float>& v, std::size_t i) { return Eigen::Vector3f(v[3 * i], v[3 * i + 1], v[3 * i + 2]); };
     int rotation = -1;
     for (std::uint32_t r = 0; r < n && rotation < 0; ++r) {
       bool same = true;
       for (std::uint32_t k = 0; k < n; ++k)
-        same = same && pos(d.positions, d.polygon_corners[d.polygon_offsets[p] + k]) == pos(m.positions, m.polygon_corners[a + (k + r) % n]);
+        same = same && pos(d.positions, d.polygon_corners[d.polygon_offsets[p] + k]) == pos(m.meshes[0].positions, m.meshes[0].polygon_corners[a + (k + r) % n]);
       if (same) rotation = static_cast<int>(r);
     }
     ASSERT_GE(rotation, 0) << "polygon " << p << " is not a rotation of the model's";
     for (std::uint32_t k = 0; k < n; ++k)
-      g4_of[m.polygon_corners[a + (k + static_cast<std::uint32_t>(rotation)) % n]] = d.polygon_corners[d.polygon_offsets[p] + k];
+      g4_of[m.meshes[0].polygon_corners[a + (k + static_cast<std::uint32_t>(rotation)) % n]] = d.polygon_corners[d.polygon_offsets[p] + k];
     // Fan triangles: corner (0, k, k+1) of the rotated polygon.
     for (std::uint32_t k = 1; k + 1 < n; ++k, ++tri)
       for (std::uint32_t c = 0; c < 3; ++c) {
         const std::uint32_t pk = c == 0 ? 0 : k + c - 1;
-        const std::uint32_t e = m.polygon_corners[a + (pk + static_cast<std::uint32_t>(rotation)) % n];
+        const std::uint32_t e = m.meshes[0].polygon_corners[a + (pk + static_cast<std::uint32_t>(rotation)) % n];
         const std::uint32_t ni = d.normal_indices[3 * tri + c], ui = d.uv_indices[3 * tri + c];
-        EXPECT_EQ(pos(d.normals, ni), pos(m.normals, e));
-        EXPECT_EQ(d.uvs[2 * ui], m.uvs[2 * e]);
-        EXPECT_EQ(d.uvs[2 * ui + 1], 1.0f - m.uvs[2 * e + 1]);
+        EXPECT_EQ(pos(d.normals, ni), pos(m.meshes[0].normals, e));
+        EXPECT_EQ(d.uvs[2 * ui], m.meshes[0].uvs[2 * e]);
+        EXPECT_EQ(d.uvs[2 * ui + 1], 1.0f - m.meshes[0].uvs[2 * e + 1]);
       }
   }
   EXPECT_EQ(tri, d.triangles.size() / 3);
@@ -241,9 +242,9 @@ void expectRoundTrip(const ExportModel& m, const G4mfDocument& d) {
   std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, float>>> skin;
   for (std::size_t k = 0; k < d.skin_vertices.size(); ++k) skin[d.skin_vertices[k]].emplace_back(d.skin_groups[k], d.skin_weights[k]);
   for (const auto& [e, g] : g4_of) {
-    for (int c = 0; c < 3; ++c) EXPECT_EQ(d.positions[3 * g + static_cast<std::uint32_t>(c)], m.positions[3 * e + static_cast<std::uint32_t>(c)]);
-    if (!m.skin.offsets.empty()) {
-      EXPECT_EQ(skin[g], expectedInfluences(m.skin, e)) << "export vertex " << e;
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(d.positions[3 * g + static_cast<std::uint32_t>(c)], m.meshes[0].positions[3 * e + static_cast<std::uint32_t>(c)]);
+    if (!m.meshes[0].skin.offsets.empty()) {
+      EXPECT_EQ(skin[g], expectedInfluences(m.meshes[0].skin, e)) << "export vertex " << e;
     }
   }
 }
@@ -285,8 +286,8 @@ TEST(G4mfRoundTrip, DemoCharacterAllContainers) {
 TEST(G4mfRoundTrip, Hm08GameEngineWithWeights) {
   RIGFIT_REQUIRE_SHARED_DATA();
   const ExportModel& m = hm08Model();
-  ASSERT_GT(m.vertexCount(), 13000u);
-  ASSERT_FALSE(m.skin.offsets.empty());
+  ASSERT_GT(m.meshes[0].vertexCount(), 13000u);
+  ASSERT_FALSE(m.meshes[0].skin.offsets.empty());
   for (bool z : {false, true}) {
     const std::string bytes = write(m, G4mfContainer::kBinary, z);
     const auto issues = validateG4mf(bytes, "hm08");
@@ -307,8 +308,9 @@ TEST(G4mfFiles, WriteSamples) {
   const ExportModel hand = handModel();
   models[0].second = &hand;
   if (std::filesystem::is_regular_file(test::sharedData() + "/3dobjs/base.obj")) {
-    EXPECT_GT(hm08Model().vertexCount(), 13000u) << "the hm08 model could not be built";
-    if (hm08Model().vertexCount()) models.emplace_back("hm08_game_engine", &hm08Model());
+    const std::size_t hm08_vertices = hm08Model().meshes.empty() ? 0 : hm08Model().meshes[0].vertexCount();
+    EXPECT_GT(hm08_vertices, 13000u) << "the hm08 model could not be built";
+    if (hm08_vertices) models.emplace_back("hm08_game_engine", &hm08Model());
   }
   for (const auto& [name, model] : models)
     for (auto [c, z, ext] : {std::tuple{G4mfContainer::kText, false, ".g4tf"}, {G4mfContainer::kBinary, false, ".g4b"},
@@ -323,8 +325,8 @@ TEST(G4mfFiles, WriteSamples) {
 
 TEST(G4mfRoundTrip, NoSkinNoUvs) {
   ExportModel m = handModel();
-  m.skin = Skin{};
-  m.uvs.clear();
+  m.meshes[0].skin = Skin{};
+  m.meshes[0].uvs.clear();
   const std::string bytes = write(m, G4mfContainer::kText);
   EXPECT_TRUE(validateG4mf(bytes, "x").empty()) << issuesText(validateG4mf(bytes, "x"));
   auto d = readG4mf(bytes, "x");
@@ -353,16 +355,16 @@ TEST(G4mfRoundTrip, TwoRootBones) {
 
 TEST(G4mfRoundTrip, PlainTrianglesWithoutPolygons) {
   ExportModel m = handModel();
-  m.polygon_offsets.clear();
-  m.polygon_corners.clear();
-  m.source_vertex.clear();  // nothing merges
+  m.meshes[0].polygon_offsets.clear();
+  m.meshes[0].polygon_corners.clear();
+  m.meshes[0].source_vertex.clear();  // nothing merges
   const std::string bytes = write(m, G4mfContainer::kBinary);
   EXPECT_TRUE(validateG4mf(bytes, "x").empty()) << issuesText(validateG4mf(bytes, "x"));
   auto d = readG4mf(bytes, "x");
   ASSERT_TRUE(d.ok()) << d.error().message;
-  EXPECT_EQ(d->triangles, m.triangles);
-  EXPECT_EQ(d->positions, m.positions);
-  EXPECT_EQ(d->polygon_offsets.size(), m.triangles.size() / 3 + 1);
+  EXPECT_EQ(d->triangles, m.meshes[0].triangles);
+  EXPECT_EQ(d->positions, m.meshes[0].positions);
+  EXPECT_EQ(d->polygon_offsets.size(), m.meshes[0].triangles.size() / 3 + 1);
   EXPECT_EQ(bytes.find("polytopeSimplexes"), std::string::npos);
 }
 
@@ -512,11 +514,21 @@ TEST(G4mfWrite, DocumentLayout) {
   EXPECT_TRUE(surface.find("polytopeSimplexes")->asBool());
   EXPECT_EQ(surface.find("normals")->find("simplexes")->asInt(), surface.find("textureMap")->find("simplexes")->asInt());
   EXPECT_NE(surface.find("normals")->find("simplexes")->asInt(), surface.find("simplexes")->asInt());  // split vertex 8
+  // The body's material: named apart from the node "Body"; base colour RGBA; ORM = (occlusion 0
+  // as the spec's default, roughness 0.5, metallic 0); opaque and one-sided: no extras.
+  EXPECT_EQ(surface.find("material")->asInt(), 0);
+  const Json& material = doc->find("materials")->items()[0];
+  EXPECT_EQ(doc->find("materials")->size(), 1u);
+  EXPECT_EQ(material.find("name")->asString(), "BodyMaterial");
+  EXPECT_EQ(writeJson(*material.find("baseColor")->find("factor"), {.indent = -1}), "[0.800000011920929, 0.800000011920929, 0.800000011920929, 1.0]");
+  EXPECT_EQ(writeJson(*material.find("orm")->find("factor"), {.indent = -1}), "[0.0, 0.5, 0.0]");
+  EXPECT_FALSE(material.contains("extras"));
   // Names that would collide are made unique.
   G4mfWriteOptions o;
-  o.mesh_node_name = "Hips";
   o.root_name = "a.b";
-  auto renamed = writeG4mf(m, o);
+  ExportModel hips = m;
+  hips.meshes[0].name = "Hips";
+  auto renamed = writeG4mf(hips, o);
   ASSERT_TRUE(renamed.ok());
   EXPECT_NE(renamed->find("\"name\": \"Hips_2\""), std::string::npos);
   EXPECT_NE(renamed->find("\"name\": \"a_b\""), std::string::npos);
@@ -526,7 +538,7 @@ TEST(G4mfWrite, DocumentLayout) {
 TEST(G4mfWrite, SkinWeightsNormalisedSortedAndTiny) {
   ExportModel m = handModel();
   // Vertex 7: a total of 5e-5 (Blender leaves such a vertex at rest): not listed at all.
-  m.skin.weights[m.skin.offsets[7]] = 5e-5f;
+  m.meshes[0].skin.weights[m.meshes[0].skin.offsets[7]] = 5e-5f;
   auto d = readG4mf(write(m, G4mfContainer::kText), "x");
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_EQ(std::count(d->skin_vertices.begin(), d->skin_vertices.end(), 7u), 0);
@@ -558,7 +570,7 @@ TEST(G4mfWrite, Errors) {
   m.names[1] = "Hips";
   EXPECT_FALSE(writeG4mf(m, {}).ok());
   m = handModel();
-  m.positions[4] = std::nanf("");
+  m.meshes[0].positions[4] = std::nanf("");
   EXPECT_EQ(writeG4mf(m, {}).error().code, ErrorCode::kRange);
   m = handModel();
   m.bind_local[2](0, 3) = std::numeric_limits<double>::infinity();
@@ -567,10 +579,10 @@ TEST(G4mfWrite, Errors) {
   m.lengths[0] = -1.0;
   EXPECT_FALSE(writeG4mf(m, {}).ok());
   m = handModel();
-  m.triangles[0] = 99;
+  m.meshes[0].triangles[0] = 99;
   EXPECT_FALSE(writeG4mf(m, {}).ok());
   m = handModel();
-  m.skin.bones[0] = 9;
+  m.meshes[0].skin.bones[0] = 9;
   EXPECT_FALSE(writeG4mf(m, {}).ok());
   EXPECT_FALSE(writeG4mf(handModel(), {.container = G4mfContainer::kText, .zstd = true}).ok());
   EXPECT_FALSE(writeG4mf(handModel(), {.container = G4mfContainer::kBinary, .zstd = true, .zstd_level = 99}).ok());
@@ -985,7 +997,7 @@ std::vector<BrokenCase> brokenCases() {
   c.push_back(jsonCase("PolytopesNotBool", "/meshes/0/surfaces/0/polytopeSimplexes", [](Doc& d) { d.surface().set("polytopeSimplexes", 1); }));
   c.push_back(jsonCase("GeometryWithoutEdges", "/meshes/0/surfaces/0/geometry", [](Doc& d) { d.surface().set("geometry", arr({d.acc(d.skin(), "vertices")})); }));
   c.push_back(jsonCase("EdgesWrongVectorSize", "/meshes/0/surfaces/0/edges", [](Doc& d) { d.surface().set("edges", d.acc(d.surface(), "simplexes")); }));
-  c.push_back(jsonCase("MaterialOutOfRange", "/meshes/0/surfaces/0/material", [](Doc& d) { d.surface().set("material", 0); }));
+  c.push_back(jsonCase("MaterialOutOfRange", "/meshes/0/surfaces/0/material", [](Doc& d) { d.surface().set("material", 1); }));  // one material
   c.push_back(jsonCase("NormalsNotFloat", "/meshes/0/surfaces/0/normals/values", [](Doc& d) { d.surface().find("normals")->set("values", d.acc(d.surface(), "simplexes")); }));
   c.push_back(jsonCase("NormalsWrongVectorSize", "/meshes/0/surfaces/0/normals/values", [](Doc& d) {
     d.surface().find("normals")->set("values", d.acc(*d.surface().find("textureMap"), "values"));

@@ -99,7 +99,7 @@ TEST_P(GltfReadBack, JointsIbmsAndWeights) {
     // Weights: per vertex the top K of rigfit's skin by weight, heaviest first, normalised; the
     // stored values sum to exactly 1 (float, in slot order) or to 2^bits - 1 (quantised).
     const tinygltf::Primitive& prim = g.meshes[0].primitives[0];
-    const std::size_t nv = model->vertexCount();
+    const std::size_t nv = model->meshes[0].vertexCount();
     ASSERT_EQ(g.accessors[static_cast<std::size_t>(prim.attributes.at("POSITION"))].count, nv);
     const int sets = f.influences / 4;
     ASSERT_EQ(prim.attributes.count("JOINTS_1"), static_cast<std::size_t>(sets == 2));
@@ -137,9 +137,9 @@ TEST_P(GltfReadBack, JointsIbmsAndWeights) {
         ASSERT_EQ(wv[k], f.bits ? quantized[base + k] / unit : static_cast<double>(weights[base + k])) << "vertex " << v;
       }
       // Against the sparse skin itself: the first min(K, n) influences, renormalised.
-      const std::uint32_t a = model->skin.offsets[v], n = model->skin.offsets[v + 1] - a;
+      const std::uint32_t a = model->meshes[0].skin.offsets[v], n = model->meshes[0].skin.offsets[v + 1] - a;
       float raw_total = 0.0f;
-      for (std::uint32_t k = 0; k < n; ++k) raw_total += model->skin.weights[a + k];
+      for (std::uint32_t k = 0; k < n; ++k) raw_total += model->meshes[0].skin.weights[a + k];
       if (n == 0 || raw_total <= kSkinningRestWeight) {  // Blender leaves these at rest
         ASSERT_EQ(jv[0], 0);
         ASSERT_EQ(wv[0], 1.0);  // unweighted vertices follow the first joint
@@ -148,12 +148,12 @@ TEST_P(GltfReadBack, JointsIbmsAndWeights) {
       const std::uint32_t kept = std::min<std::uint32_t>(n, static_cast<std::uint32_t>(f.influences));
       limited += kept < n;
       double sum = 0.0;
-      for (std::uint32_t k = 0; k < kept; ++k) sum += model->skin.weights[a + k];
+      for (std::uint32_t k = 0; k < kept; ++k) sum += model->meshes[0].skin.weights[a + k];
       for (std::uint32_t k = 0; k < kept; ++k) {
-        const double want = model->skin.weights[a + k] / sum;
+        const double want = model->meshes[0].skin.weights[a + k] / sum;
         worst_vs_skin = std::max(worst_vs_skin, std::abs(wv[k] - want));
         if (wv[k] == 0.0) continue;  // quantised to 0: the slot points at joint 0
-        ASSERT_EQ(jv[k], model->skin.bones[a + k]) << "vertex " << v << " slot " << k;
+        ASSERT_EQ(jv[k], model->meshes[0].skin.bones[a + k]) << "vertex " << v << " slot " << k;
       }
     }
     // Float weights: float rounding (measured up to 1.2e-7); quantised: each weight is rounded

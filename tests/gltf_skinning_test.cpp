@@ -83,14 +83,14 @@ TEST_P(GltfSkinning, PosedGlbMatchesRigfitWithinTenMicrometres) {
   const Eigen::Matrix4d C = rigToExportFrame();
   double worst_le4 = 0.0, worst_gt4 = 0.0;
   std::size_t le4 = 0, gt4 = 0, moved = 0;
-  for (std::size_t v = 0; v < model->vertexCount(); ++v) {
+  for (std::size_t v = 0; v < model->meshes[0].vertexCount(); ++v) {
     const Eigen::Vector4d p(test::accessorValue(g, pos, v, 0), test::accessorValue(g, pos, v, 1), test::accessorValue(g, pos, v, 2), 1.0);
     Eigen::Vector4d out = Eigen::Vector4d::Zero();
     for (int k = 0; k < 4; ++k)
       out += test::accessorValue(g, wa, v, k) * (joint_matrix[static_cast<std::size_t>(test::accessorValue(g, ja, v, k))] * p);
-    const std::size_t sv = model->source_vertex[v];
+    const std::size_t sv = model->meshes[0].source_vertex[v];
     const Eigen::Vector3d want = (C * Eigen::Vector4d(posed.positions[3 * sv], posed.positions[3 * sv + 1], posed.positions[3 * sv + 2], 1)).head<3>();
-    const std::size_t n = model->skin.influenceCount(v);
+    const std::size_t n = model->meshes[0].skin.influenceCount(v);
     // Unweighted (or total <= 1e-4): Blender leaves it at rest, the file binds it to joint 0.
     if (n == 0 || std::all_of(&weights[4 * v], &weights[4 * v] + 4, [](float w) { return w == 0.0f; })) continue;
     const double err = (out.head<3>() - want).norm();
@@ -103,8 +103,8 @@ TEST_P(GltfSkinning, PosedGlbMatchesRigfitWithinTenMicrometres) {
       worst_gt4 = std::max(worst_gt4, err);
     }
   }
-  EXPECT_GT(le4, model->vertexCount() / 2);
-  EXPECT_GT(moved, model->vertexCount() / 4) << "the pose must move much of the body";
+  EXPECT_GT(le4, model->meshes[0].vertexCount() / 2);
+  EXPECT_GT(moved, model->meshes[0].vertexCount() / 4) << "the pose must move much of the body";
   EXPECT_LT(worst_le4, 1e-5) << GetParam().rig;
   std::printf("[ glTF skin ] %s: %zu vertices with <= 4 influences, max error %.3g m; %zu with more (4 kept), max error %.3g m; %zu moved > 1 cm\n",
               GetParam().label, le4, worst_le4, gt4, worst_gt4, moved);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
+#include "export_test_util.hpp"
 #include "rigfit/gltf.hpp"
 
 namespace rigfit {
@@ -15,6 +16,7 @@ namespace {
 // Two bones up +Y (root at the origin, child at y = 1), a quad of 4 vertices.
 ExportModel twoBoneQuad() {
   ExportModel m;
+  m.meshes.emplace_back();
   m.names = {"Root", "Tip"};
   m.source_names = {"root", "tip.L"};
   m.parents = {-1, 0};
@@ -28,32 +30,17 @@ ExportModel twoBoneQuad() {
   m.rolls = {0.0, 0.3};
   m.heads = {Eigen::Vector3d(0, 0, 0), Eigen::Vector3d(0, 1, 0)};
   m.tails = {Eigen::Vector3d(0, 1, 0), Eigen::Vector3d(0, 1.5, 0)};
-  m.positions = {0, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 0};
-  m.normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
-  m.uvs = {0, 0, 1, 0, 1, 1, 0, 1};
-  m.triangles = {0, 1, 2, 0, 2, 3};
-  m.source_vertex = {0, 1, 2, 3};
+  m.meshes[0].positions = {0, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 0};
+  m.meshes[0].normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+  m.meshes[0].uvs = {0, 0, 1, 0, 1, 1, 0, 1};
+  m.meshes[0].triangles = {0, 1, 2, 0, 2, 3};
+  m.meshes[0].source_vertex = {0, 1, 2, 3};
   return m;
 }
 
-tinygltf::Model load(const std::string& bytes, bool binary) {
-  tinygltf::TinyGLTF loader;
-  tinygltf::Model model;
-  std::string err, warn;
-  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
-                                                       static_cast<unsigned>(bytes.size()))
-                         : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(), static_cast<unsigned>(bytes.size()), "");
-  EXPECT_TRUE(ok) << err;
-  EXPECT_TRUE(warn.empty()) << warn;
-  return model;
-}
+using test::accessorData;
 
-template <typename T>
-const T* accessorData(const tinygltf::Model& m, int accessor) {
-  const tinygltf::Accessor& a = m.accessors[static_cast<std::size_t>(accessor)];
-  const tinygltf::BufferView& v = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
-  return reinterpret_cast<const T*>(m.buffers[static_cast<std::size_t>(v.buffer)].data.data() + v.byteOffset + a.byteOffset);
-}
+tinygltf::Model load(const std::string& bytes, bool binary) { return test::loadGltf(bytes, binary); }
 
 TEST(Gltf, ReadBackJointsIbmsAndWeights) {
   const ExportModel m = twoBoneQuad();
@@ -98,7 +85,31 @@ TEST(Gltf, ReadBackJointsIbmsAndWeights) {
     EXPECT_EQ(pos.maxValues, (std::vector<double>{1, 2, 0}));
     EXPECT_EQ(g.nodes[static_cast<std::size_t>(skin.joints[1])].extras.Get("name").Get<std::string>(), "tip.L");
     EXPECT_EQ(g.asset.generator.rfind("rigfit ", 0), 0u);
+    // skin.skeleton is the single root joint; the tail is an object (no arrays in node extras).
+    EXPECT_EQ(skin.skeleton, skin.joints[0]);
+    const tinygltf::Value& tail = tip.extras.Get("tail");
+    ASSERT_TRUE(tail.IsObject());
+    EXPECT_EQ(tail.Get("x").GetNumberAsDouble(), 0.0);
+    EXPECT_EQ(tail.Get("y").GetNumberAsDouble(), 1.5);
+    EXPECT_EQ(tail.Get("z").GetNumberAsDouble(), 0.0);
+    for (const tinygltf::Node& n : g.nodes)
+      for (const std::string& key : n.extras.Keys()) EXPECT_FALSE(n.extras.Get(key).IsArray()) << n.name << " extras." << key;
   }
+}
+
+// Several root bones: skin.skeleton is the Armature node above them (their closest common root).
+TEST(Gltf, SkeletonRootWithSeveralRootBones) {
+  ExportModel m = twoBoneQuad();
+  m.parents = {-1, -1};
+  const std::vector<std::uint16_t> joints(16, 0);
+  const std::vector<float> weights = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+  auto files = writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, {});
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  const tinygltf::Model g = load(files->main, true);
+  ASSERT_EQ(g.skins.size(), 1u);
+  EXPECT_EQ(g.skins[0].skeleton, 0);
+  EXPECT_EQ(g.nodes[0].name, "Armature");
+  EXPECT_EQ(g.nodes[0].children, (std::vector<int>{1, 2}));
 }
 
 TEST(Gltf, QuantizedWeightsAndEightInfluences) {
@@ -123,12 +134,13 @@ TEST(Gltf, QuantizedWeightsAndEightInfluences) {
 
 // The body gets a non-metallic material (glTF's default material is fully metallic).
 TEST(Gltf, BodyMaterialIsNotMetallic) {
-  const ExportModel m = twoBoneQuad();
+  ExportModel m = twoBoneQuad();
   const std::vector<std::uint16_t> joints(16, 0);
   const std::vector<float> weights = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
   GltfOptions options{.container = GltfContainer::kGlb, .rig_name = "t"};
   for (const std::array<float, 4> color : {std::array<float, 4>{0.8f, 0.8f, 0.8f, 1.0f}, std::array<float, 4>{0.9f, 0.5f, 0.25f, 0.5f}}) {
-    options.base_color = color;
+    m.meshes[0].material.base_color = color;
+    m.meshes[0].material.alpha_mode = color[3] < 1.0f ? AlphaMode::kBlend : AlphaMode::kOpaque;
     auto files = writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, options);
     ASSERT_TRUE(files.ok()) << files.error().message;
     const tinygltf::Model g = load(files->main, true);
@@ -142,7 +154,7 @@ TEST(Gltf, BodyMaterialIsNotMetallic) {
     for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(mat.pbrMetallicRoughness.baseColorFactor[i], double(color[i]));
     EXPECT_EQ(mat.alphaMode, color[3] < 1.0f ? "BLEND" : "OPAQUE");
   }
-  options.base_color = {1.5f, 0.0f, 0.0f, 1.0f};
+  m.meshes[0].material.base_color = {1.5f, 0.0f, 0.0f, 1.0f};
   EXPECT_FALSE(writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, options).ok());
 }
 

@@ -25,6 +25,7 @@ namespace {
 // One bone, a quad whose source vertex 1 was split in two (export vertices 1 and 2).
 ExportModel splitQuad() {
   ExportModel m;
+  m.meshes.emplace_back();
   m.names = {"Root"};
   m.source_names = {"root"};
   m.parents = {-1};
@@ -34,14 +35,14 @@ ExportModel splitQuad() {
   m.rolls = {0.0};
   m.heads = {Eigen::Vector3d(0, 0, 0)};
   m.tails = {Eigen::Vector3d(0, 1, 0)};
-  m.positions = {0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0};
-  m.normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
-  m.triangles = {0, 1, 3, 2, 3, 1};
-  m.source_vertex = {0, 1, 1, 2};
-  m.skin.vertex_count = 4;
-  m.skin.offsets = {0, 1, 2, 3, 4};
-  m.skin.bones = {0, 0, 0, 0};
-  m.skin.weights = {1, 1, 1, 1};
+  m.meshes[0].positions = {0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0};
+  m.meshes[0].normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+  m.meshes[0].triangles = {0, 1, 3, 2, 3, 1};
+  m.meshes[0].source_vertex = {0, 1, 1, 2};
+  m.meshes[0].skin.vertex_count = 4;
+  m.meshes[0].skin.offsets = {0, 1, 2, 3, 4};
+  m.meshes[0].skin.bones = {0, 0, 0, 0};
+  m.meshes[0].skin.weights = {1, 1, 1, 1};
   return m;
 }
 
@@ -50,9 +51,9 @@ TEST(ExportMorph, CarriesTargetsThroughTheSplitAndTheFrame) {
   // Source vertex 1 listed twice (the offsets add up), vertex 0 with a zero offset (left out).
   const std::vector<std::uint32_t> vertices = {1, 2, 1, 0};
   const std::vector<double> offsets = {1, 2, 3, 0, 0, -1, 0.5, 0, 0, 0, 0, 0};
-  ASSERT_TRUE(addExportMorph(m, "smile", 3, vertices, offsets).ok());
-  ASSERT_EQ(m.morphs.size(), 1u);
-  const ExportMorph& morph = m.morphs[0];
+  ASSERT_TRUE(addExportMorph(m.meshes[0], "smile", 3, vertices, offsets).ok());
+  ASSERT_EQ(m.meshes[0].morphs.size(), 1u);
+  const ExportMorph& morph = m.meshes[0].morphs[0];
   EXPECT_EQ(morph.name, "smile");
   // (x, y, z) in the rig frame is (x, z, -y) in the export frame.
   EXPECT_EQ(morph.vertices, (std::vector<std::uint32_t>{1, 2, 3}));
@@ -61,22 +62,22 @@ TEST(ExportMorph, CarriesTargetsThroughTheSplitAndTheFrame) {
   // With normal deltas (per input vertex): vertex 0 does not move but its normal turns, so it is
   // listed with a zero position delta; the split vertex carries its normal delta twice.
   const std::vector<float> normal_deltas = {0, 0.5f, 0, 0, 0, 0, 0.25f, 0, 0};
-  ASSERT_TRUE(addExportMorph(m, "turn", 3, std::vector<std::uint32_t>{1}, std::vector<double>{1, 0, 0}, normal_deltas).ok());
-  const ExportMorph& turn = m.morphs[1];
+  ASSERT_TRUE(addExportMorph(m.meshes[0], "turn", 3, std::vector<std::uint32_t>{1}, std::vector<double>{1, 0, 0}, normal_deltas).ok());
+  const ExportMorph& turn = m.meshes[0].morphs[1];
   EXPECT_EQ(turn.vertices, (std::vector<std::uint32_t>{0, 1, 2, 3}));
   EXPECT_EQ(turn.deltas, (std::vector<float>{0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0}));
   EXPECT_EQ(turn.normal_deltas, (std::vector<float>{0, 0, -0.5f, 0, 0, 0, 0, 0, 0, 0.25f, 0, 0}));
-  m.morphs.pop_back();
-  EXPECT_FALSE(addExportMorph(m, "short", 3, std::vector<std::uint32_t>{1}, std::vector<double>{1, 0, 0}, std::vector<float>{0, 0, 0}).ok());
+  m.meshes[0].morphs.pop_back();
+  EXPECT_FALSE(addExportMorph(m.meshes[0], "short", 3, std::vector<std::uint32_t>{1}, std::vector<double>{1, 0, 0}, std::vector<float>{0, 0, 0}).ok());
 
-  auto beyond = addExportMorph(m, "far", 3, std::vector<std::uint32_t>{5}, std::vector<double>{1, 0, 0});
+  auto beyond = addExportMorph(m.meshes[0], "far", 3, std::vector<std::uint32_t>{5}, std::vector<double>{1, 0, 0});
   ASSERT_FALSE(beyond.ok());
   EXPECT_EQ(beyond.error().code, ErrorCode::kRange);
   EXPECT_EQ(beyond.error().message, "morph \"far\": vertex 5 is beyond the mesh of 3 vertices");
-  auto uneven = addExportMorph(m, "odd", 3, std::vector<std::uint32_t>{0}, std::vector<double>{1, 0});
+  auto uneven = addExportMorph(m.meshes[0], "odd", 3, std::vector<std::uint32_t>{0}, std::vector<double>{1, 0});
   ASSERT_FALSE(uneven.ok());
   EXPECT_EQ(uneven.error().code, ErrorCode::kUsage);
-  EXPECT_EQ(m.morphs.size(), 1u);  // nothing added on an error
+  EXPECT_EQ(m.meshes[0].morphs.size(), 1u);  // nothing added on an error
 }
 
 tinygltf::Model loadGlb(const std::string& bytes) {
@@ -121,8 +122,8 @@ std::vector<float> attribute(const tinygltf::Model& model, const char* name) {
 
 TEST(Gltf, MorphTargetsAreSparseNamedAndBounded) {
   ExportModel m = splitQuad();
-  ASSERT_TRUE(addExportMorph(m, "smile", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}).ok());
-  ASSERT_TRUE(addExportMorph(m, "none", 3, std::vector<std::uint32_t>{}, std::vector<double>{}).ok());
+  ASSERT_TRUE(addExportMorph(m.meshes[0], "smile", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}).ok());
+  ASSERT_TRUE(addExportMorph(m.meshes[0], "none", 3, std::vector<std::uint32_t>{}, std::vector<double>{}).ok());
   const std::vector<std::uint16_t> joints(16, 0);
   const std::vector<float> weights = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
   auto files = writeGltf(m, {.influences = 4, .joints = joints, .weights = weights}, {.container = GltfContainer::kGlb, .rig_name = "t"});
@@ -158,7 +159,7 @@ TEST(G4mf, BlendShapesOnMergedVerticesWithUniqueNames) {
   // Normal deltas (per input vertex): source 1 turns (export vertices 1 and 2, one G4MF vertex but
   // two normal values), source 0 turns without moving.
   const std::vector<float> turns = {0, 0, 0.5f, 0, 0.25f, 0, 0, 0, 0};
-  ASSERT_TRUE(addExportMorph(m, "Root", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}, turns).ok());
+  ASSERT_TRUE(addExportMorph(m.meshes[0], "Root", 3, std::vector<std::uint32_t>{1, 2}, std::vector<double>{1, 2, 3, 0, 0, -1}, turns).ok());
   auto bytes = writeG4mf(m, {.container = G4mfContainer::kText});
   ASSERT_TRUE(bytes.ok()) << bytes.error().message;
   auto doc = readG4mf(*bytes, "blend.g4tf");

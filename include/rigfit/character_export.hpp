@@ -30,7 +30,7 @@ struct CharacterExportOptions {
   /// --target), NAME by default PATH's last part. With a pose as the bind pose, the deltas are
   /// the target's change to the posed body (carried through each vertex's skinning).
   std::vector<std::string> morphs;
-  /// glTF: the body material's linear RGBA base colour (see GltfOptions::base_color).
+  /// glTF: the body material's linear RGBA base colour (see ExportMaterial::base_color; alpha below 1 blends).
   std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};
   /// Where the morph targets are read (optional: a batch shares one, so each file is read once).
   TargetCache* targets = nullptr;

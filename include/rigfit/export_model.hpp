@@ -3,6 +3,7 @@
 // UVs or normals differ, bone names made safe, and the skin remapped to the exported vertices.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,8 +26,8 @@ struct ExportOptions {
   int threads = 2;
 };
 
-/// A morph target (blend shape) of the exported mesh: the export vertices it moves, ascending,
-/// each with its position delta (3 floats, export frame, metres).
+/// A morph target (blend shape) of one exported mesh: the mesh's export vertices it moves,
+/// ascending, each with its position delta (3 floats, export frame, metres).
 struct ExportMorph {
   std::string name;
   std::vector<std::uint32_t> vertices;
@@ -34,9 +35,43 @@ struct ExportMorph {
   std::vector<float> normal_deltas;  ///< normal deltas, 3 per listed vertex; empty: none
 };
 
+enum class AlphaMode { kOpaque, kMask, kBlend };
+
+/// A mesh's material, as glTF's metallic-roughness model states it. The default is the body's:
+/// not metallic (glTF's default material is fully metallic, which engines render dark),
+/// roughness 0.5, 0.8 grey, opaque, one-sided.
+struct ExportMaterial {
+  std::string name = "Body";
+  std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};  ///< linear RGBA, each 0..1
+  double metallic = 0.0;   ///< 0..1
+  double roughness = 0.5;  ///< 0..1
+  AlphaMode alpha_mode = AlphaMode::kOpaque;
+  double alpha_cutoff = 0.5;  ///< kMask: alpha below it is transparent (>= 0)
+  bool double_sided = false;
+};
+
+/// One skinned mesh of the export, Y up: one vertex per distinct (position, UV, normal) corner.
+struct ExportMesh {
+  std::string name = "Body";
+  ExportMaterial material;
+  std::vector<float> positions;           ///< 3 per vertex
+  std::vector<float> normals;             ///< 3 per vertex (empty: none)
+  std::vector<float> uvs;                 ///< 2 per vertex; empty when the mesh has none
+  std::vector<std::uint32_t> triangles;   ///< 3 per triangle (polygons fanned from their first corner)
+  std::vector<std::uint32_t> polygon_offsets;  ///< polygon p: corners [offsets[p], offsets[p+1]) in polygon_corners
+  std::vector<std::uint32_t> polygon_corners;  ///< export vertex per polygon corner
+  std::vector<std::uint32_t> source_vertex;    ///< per export vertex: index in the input mesh
+
+  Skin skin;  ///< influences per export vertex (bones index the model's skeleton); empty if none given
+  std::vector<ExportMorph> morphs;  ///< morph targets, applied to the bind-pose mesh before skinning
+
+  std::size_t vertexCount() const { return positions.size() / 3; }
+};
+
+/// One skeleton and the meshes it skins.
 struct ExportModel {
   // Skeleton, parents first. Bones point along their local +Y, as in Blender.
-  std::vector<std::string> names;         ///< export names (see exportName)
+  std::vector<std::string> names;         ///< export names (see exportName), unique
   std::vector<std::string> source_names;  ///< MakeHuman / rig names
   std::vector<int> parents;               ///< kNoParent for roots
   std::vector<int> source_bones;          ///< index of each bone in the Skeleton it came from
@@ -45,20 +80,13 @@ struct ExportModel {
   std::vector<double> lengths;
   std::vector<double> rolls;              ///< the rig's edit roll (Blender frame), kept for round trips
   std::vector<Eigen::Vector3d> heads, tails;  ///< Y up
+  /// A deform-only skeleton (see selectDeformBones): per bone of the input Skeleton, 1 when some
+  /// mesh's weights give it weight (helper vertices included). Empty: every bone is exported.
+  std::vector<std::uint8_t> weighted_bones;
 
-  // Mesh, Y up: one vertex per distinct (position, UV, normal) corner.
-  std::vector<float> positions;           ///< 3 per vertex
-  std::vector<float> normals;             ///< 3 per vertex
-  std::vector<float> uvs;                 ///< 2 per vertex; empty when the mesh has none
-  std::vector<std::uint32_t> triangles;   ///< 3 per triangle (polygons fanned from their first corner)
-  std::vector<std::uint32_t> polygon_offsets;  ///< polygon p: corners [offsets[p], offsets[p+1]) in polygon_corners
-  std::vector<std::uint32_t> polygon_corners;  ///< export vertex per polygon corner
-  std::vector<std::uint32_t> source_vertex;    ///< per export vertex: index in the input mesh
-
-  Skin skin;  ///< influences per export vertex (bones index this skeleton); empty if none given
-  std::vector<ExportMorph> morphs;  ///< morph targets, applied to the bind-pose mesh before skinning
-
-  std::size_t vertexCount() const { return positions.size() / 3; }
+  /// The body first (buildExportModel), then the meshes addExportMesh appended, all skinned by
+  /// the one skeleton.
+  std::vector<ExportMesh> meshes;
 };
 
 /// The rig frame (Blender: Z up, -Y forward) to the export frame (Y up, +Z forward):
@@ -69,14 +97,14 @@ Eigen::Matrix4d rigToExportFrame();
 /// control character becomes '_' ("upperarm01.L" -> "upperarm01_L"); empty -> "_".
 std::string exportName(std::string_view name);
 
-/// Adds a morph target to `model` from sparse offsets in the input mesh's frame (a MakeHuman
+/// Adds a morph target to `mesh` from sparse offsets in its input mesh's frame (a MakeHuman
 /// target as shapeBody applies it: `source_vertices[k]` moves by offsets[3k..3k+2]): every export
 /// vertex split from a listed source vertex moves by the offset in the export frame. Offsets that
 /// are zero there are left out; a source vertex listed twice adds up. Rejects (kRange) a source
 /// vertex beyond the input mesh and (kUsage) offsets not 3 per vertex.
 /// `source_normal_deltas` (optional, 3 per input vertex, input frame): how the target changes
 /// each input vertex's normal; a vertex whose normal changes is listed even where it does not move.
-[[nodiscard]] Status addExportMorph(ExportModel& model, std::string name, std::size_t source_vertex_count,
+[[nodiscard]] Status addExportMorph(ExportMesh& mesh, std::string name, std::size_t source_vertex_count,
                                     std::span<const std::uint32_t> source_vertices, std::span<const double> offsets,
                                     std::span<const float> source_normal_deltas = {});
 
@@ -102,8 +130,12 @@ struct BoneSelection {
 /// is depth-first, children in skeleton order, so parents come first and a selection that
 /// changes no tree keeps the skeleton's order. Errors (kUsage): no bone carries weight.
 [[nodiscard]] Expected<BoneSelection> selectDeformBones(std::span<const int> parents, const Skin& skin);
+/// The same from the bones that carry weight (`weighted[b]` != 0; one per bone, as ExportModel::
+/// weighted_bones: the union over several meshes' skins).
+[[nodiscard]] Expected<BoneSelection> selectDeformBones(std::span<const int> parents, std::span<const std::uint8_t> weighted);
 
-/// Builds the model from a mesh and a skeleton. `positions` (rig frame, 3 per mesh vertex) and
+/// Builds the model from a mesh and a skeleton: the skeleton and meshes[0], the body, named
+/// "Body" with the default ExportMaterial. `positions` (rig frame, 3 per mesh vertex) and
 /// `bind` (armature-space bone matrices, one per bone) default to the rest data; pass posed ones
 /// to make a pose the bind pose. `normals` (3 per mesh vertex, rig frame) default to the OBJ's own
 /// per-corner normals, else angle-weighted vertex normals of `positions`. `groups` (optional) tell
@@ -115,6 +147,36 @@ struct BoneSelection {
                                                      std::span<const float> positions = {},
                                                      std::span<const Eigen::Matrix4d> bind = {},
                                                      std::span<const float> normals = {});
+
+/// Appends a further skinned mesh (eyes, hair, clothes) to `model`, through the same vertex
+/// split, change of frame, helper removal and skin remap as the body. `skin`'s bone indices refer
+/// to `skeleton`, which with `bind` must be the ones the model was built from (checked on the
+/// bones it holds), and options.deform_only must be the model's. In a deform-only model a bone
+/// deforms when any mesh gives it weight: the skeleton grows by the bones this mesh weights (and
+/// the bones that then hold the skeleton together), and the meshes already in the model are
+/// remapped to it. `positions`, `normals` and `groups` as in buildExportModel. On an error the
+/// model is unchanged. Errors: kUsage (sizes, another skeleton or bind pose, deform-only mode),
+/// kMismatch (the skin is for another vertex count).
+[[nodiscard]] Status addExportMesh(ExportModel& model, const Skeleton& skeleton, const Mesh& mesh, const Skin& skin,
+                                   std::string name, ExportMaterial material, const ExportOptions& options,
+                                   const VertexGroups* groups = nullptr, std::span<const float> positions = {},
+                                   std::span<const Eigen::Matrix4d> bind = {}, std::span<const float> normals = {});
+
+/// Checks what every writer relies on, before it writes (the glTF and G4MF writers call it).
+/// Skeleton: names, parents, bind_local and lengths one per bone (source_names, source_bones,
+/// bind_global, rolls, heads and tails one per bone or empty); parents before their children;
+/// names not empty, free of exportName's forbidden characters, unique; at most 65535 bones;
+/// lengths finite and >= 0; matrices, rolls, heads and tails finite. Per mesh: positions 3 per
+/// vertex; normals, UVs and source_vertex one per vertex or empty; triangles 3 indices each and
+/// polygons (offsets from 0 to the corner count, 3 corners or more each) within the vertices;
+/// finite positions and UVs; finite, non-zero normals; a skin, when given, one entry per vertex
+/// (offsets from 0, not decreasing, to the influence count; as many weights as bones) with bone
+/// indices below the bone count and finite weights >= 0; morph targets with deltas 3 per listed
+/// vertex, normal deltas as many or none (and then only on a mesh with normals), vertices
+/// ascending within the mesh, finite values; the material's base colour, metallic and roughness
+/// from 0 to 1, a finite alpha cutoff >= 0. Errors: kUsage (sizes, order, names), kRange (indices
+/// and values). Messages name the bone, mesh and morph.
+[[nodiscard]] Status validateExportModel(const ExportModel& model);
 
 /// Angle-weighted vertex normals (as Blender computes smooth vertex normals) of a polygon mesh,
 /// on `threads` threads (the result does not depend on the number).

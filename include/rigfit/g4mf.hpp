@@ -32,10 +32,10 @@ struct G4mfWriteOptions {
   bool zstd = false;
   int zstd_level = 3;  ///< libzstd level (1..22; negative = fast modes)
   /// Item names. Sanitised with exportName and made file-unique against the bone names (and each
-  /// other) with uniqueName; the mesh is "<mesh_node_name>Mesh", its surface "<mesh_node_name>Surface".
+  /// other) with uniqueName, as are each mesh's: its node is the ExportMesh's name N, its mesh
+  /// "<N>Mesh", its surface "<N>Surface".
   std::string root_name = "Scene";
   std::string skeleton_name = "Armature";
-  std::string mesh_node_name = "Body";
   std::string rig_name;  ///< written to the skeleton node's extras ("rig") when not empty
   Json asset_extras = Json::object();  ///< written as asset.extras when not empty (provenance)
   /// Checklist §11: drop zero weights and divide each vertex's weights by their sum. A vertex whose
@@ -44,20 +44,19 @@ struct G4mfWriteOptions {
   bool normalize_weights = true;
 };
 
-/// Writes `model` as a G4MF document (3D, Y up, metres):
+/// Writes `model` (checked by validateExportModel first) as a G4MF document (3D, Y up, metres):
 ///   nodes[0] root (no transform) -> nodes[1] skeleton node (joints = every bone) -> one node per
 ///   bone in model order (bind_local as position + rotor [+ scale], or basis when the 3x3 part is
 ///   not a rotation times a positive scale; bone.length; extras makehumanName and roll), and last
-///   the mesh node (identity), a direct child of the skeleton.
-///   meshes[0]: vertices shared across UV/normal seams (export vertices with the same
-///   source_vertex, position and influences merged), polygon fans with polytopeSimplexes (rotated
-///   so consecutive polygons never share a first vertex), per-corner normals and UVs (v flipped to
-///   G4MF's top-left origin) through binding simplexes, and the skin (groups = bone indices,
-///   groupNames = bone names).
-/// The full rationale is in src/formats/g4mf/g4mf_writer.cpp. Errors (kUsage / kRange):
-/// inconsistent array sizes, a parent after its child, invalid or repeated bone names, non-finite
-/// numbers, zero normals, indices out of range. The bytes depend only on the model and the options
-/// (and libzstd's version when compressing).
+///   one node per mesh (identity), each a direct child of the skeleton, so it skins them all.
+///   meshes[k], one per ExportMesh: vertices shared across UV/normal seams (export vertices with
+///   the same source_vertex, position and influences merged), polygon fans with polytopeSimplexes
+///   (rotated so consecutive polygons never share a first vertex), per-corner normals and UVs (v
+///   flipped to G4MF's top-left origin) through binding simplexes, and the skin (groups = bone
+///   indices, groupNames = bone names).
+/// The full rationale is in src/formats/g4mf/g4mf_writer.cpp. Errors: validateExportModel's, and
+/// (kUsage) Zstd options. The bytes depend only on the model and the options (and libzstd's
+/// version when compressing).
 [[nodiscard]] Expected<std::string> writeG4mf(const ExportModel& model, const G4mfWriteOptions& options = {});
 
 /// What readG4mf extracts: the first skeleton node's bones and the mesh skinned by it (else the

@@ -76,7 +76,7 @@ void posedOffsets(const Skin& skin, std::span<const Eigen::Matrix3d> linear, con
 // The --morph targets onto the export model. `body` is the bind-pose body (posed when `bind` is
 // not empty); normal deltas are computed where the export computes the normals (no OBJ normals).
 Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, std::span<const Eigen::Matrix4d> bind,
-                 const CharacterExportOptions& o, ExportModel& model) {
+                 const CharacterExportOptions& o, ExportMesh& body_export) {
   std::unique_ptr<TargetCache> own;
   TargetCache* targets = o.targets;
   if (!targets) {
@@ -119,7 +119,7 @@ Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, s
       offsets = posed;
     }
     if (normals) normals->deltas(t.vertices, offsets, normal_deltas);
-    RIGFIT_TRY(addExportMorph(model, std::move(name), n, t.vertices, offsets, normal_deltas));
+    RIGFIT_TRY(addExportMorph(body_export, std::move(name), n, t.vertices, offsets, normal_deltas));
   }
   return {};
 }
@@ -153,7 +153,8 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   }
   auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads}, mesh->positions, bind);
   if (!model) return model.error();
-  if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, *mesh, bind, o, *model));
+  ExportMesh& body = model->meshes[0];
+  if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, *mesh, bind, o, body));
 
   // Provenance: the weights file by name (not path: the bytes do not depend on where the data
   // is) with what it says of its licence and copyright.
@@ -177,10 +178,10 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     report.set("removed_bones", std::move(removed));
   }
   report.set("weights", *provenance.find("weights"));
-  report.set("vertices", static_cast<std::int64_t>(model->vertexCount()));
-  if (!model->morphs.empty()) {
+  report.set("vertices", static_cast<std::int64_t>(body.vertexCount()));
+  if (!body.morphs.empty()) {
     Json morphs = Json::array();
-    for (const ExportMorph& m : model->morphs) {
+    for (const ExportMorph& m : body.morphs) {
       Json e = Json::object();
       e.set("name", m.name);
       e.set("vertices", static_cast<std::int64_t>(m.vertices.size()));
@@ -188,9 +189,9 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     }
     report.set("morphs", std::move(morphs));
   }
-  report.set("triangles", static_cast<std::int64_t>(model->triangles.size() / 3));
+  report.set("triangles", static_cast<std::int64_t>(body.triangles.size() / 3));
   std::size_t unweighted = 0;
-  for (std::size_t v = 0; v < model->vertexCount(); ++v) unweighted += model->skin.influenceCount(v) == 0;
+  for (std::size_t v = 0; v < body.vertexCount(); ++v) unweighted += body.skin.influenceCount(v) == 0;
   report.set("unweighted_vertices", static_cast<std::int64_t>(unweighted));
   Json unmapped = Json::array();
   for (const auto& g : c.binding.unmapped) unmapped.push(g);
@@ -199,31 +200,21 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   if (format == "glb" || format == "gltf") {
     if (o.influences != 4 && o.influences != 8) return makeError(ErrorCode::kUsage, "export: influences must be 4 or 8");
     if (o.quantize && o.weight_bits != 8 && o.weight_bits != 16) return makeError(ErrorCode::kUsage, "export: weight bits must be 8 or 16");
-    const std::size_t n = model->vertexCount(), k = static_cast<std::size_t>(o.influences);
-    std::vector<std::uint16_t> joints(n * k), quantized;
-    std::vector<float> weights(n * k);
-    double dropped = 0.0;
-    const std::size_t limited = limitInfluences(model->skin, o.influences, joints, weights, &dropped);
-    GltfSkinStreams streams{.influences = o.influences, .joints = joints, .weights = weights};
-    if (o.quantize) {
-      quantized.resize(n * k);
-      quantizeInfluences(weights, o.influences, o.weight_bits, quantized);
-      streams.weight_bits = o.weight_bits;
-      streams.quantized_weights = quantized;
-    }
+    const GltfSkins skins = gltfSkins(*model, o.influences, o.quantize ? o.weight_bits : 0);
     report.set("influences", o.influences);
-    report.set("vertices_limited", static_cast<std::int64_t>(limited));
-    report.set("max_dropped_weight", dropped);
+    report.set("vertices_limited", static_cast<std::int64_t>(skins.vertices_limited));
+    report.set("max_dropped_weight", skins.max_dropped_weight);
+    body.material.base_color = o.base_color;
+    if (o.base_color[3] < 1.0f) body.material.alpha_mode = AlphaMode::kBlend;  // alpha below 1 blends
     GltfOptions options;
     options.rig_name = c.rig_name;
     options.asset_extras = provenance;
-    options.base_color = o.base_color;
     options.container = format == "glb" ? GltfContainer::kGlb : o.embed ? GltfContainer::kGltfEmbedded : GltfContainer::kGltf;
     if (options.container == GltfContainer::kGltf) {
       if (o.bin_name.empty()) return makeError(ErrorCode::kUsage, "export: a .gltf with a separate buffer needs the .bin's name");
       options.bin_name = o.bin_name;
     }
-    auto files = writeGltf(*model, streams, options);
+    auto files = writeGltf(*model, skins.streams, options);
     if (!files) return files.error();
     out.main = std::move(files->main);
     out.bin = std::move(files->bin);

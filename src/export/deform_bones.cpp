@@ -6,10 +6,16 @@
 namespace rigfit {
 
 Expected<BoneSelection> selectDeformBones(std::span<const int> parents, const Skin& skin) {
+  std::vector<std::uint8_t> weighted(parents.size(), 0);
+  for (std::size_t k = 0; k < skin.bones.size(); ++k)
+    if (skin.weights[k] > 0.0f && skin.bones[k] < weighted.size()) weighted[skin.bones[k]] = 1;
+  return selectDeformBones(parents, weighted);
+}
+
+Expected<BoneSelection> selectDeformBones(std::span<const int> parents, std::span<const std::uint8_t> weighted) {
   const std::size_t n = parents.size();
   std::vector<std::uint8_t> keep(n, 0);
-  for (std::size_t k = 0; k < skin.bones.size(); ++k)
-    if (skin.weights[k] > 0.0f && skin.bones[k] < n) keep[skin.bones[k]] = 1;
+  for (std::size_t b = 0; b < n && b < weighted.size(); ++b) keep[b] = weighted[b] != 0;
   if (std::find(keep.begin(), keep.end(), 1) == keep.end())
     return makeError(ErrorCode::kUsage, "deform-only: no bone carries weight");
 

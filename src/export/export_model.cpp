@@ -212,41 +212,15 @@ std::vector<std::uint8_t> helperMask(const VertexGroups* groups, std::size_t n) 
   return helper;
 }
 
-}  // namespace
-
-Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleton, const Skin* skin, const VertexGroups* groups,
-                                       const ExportOptions& options, std::span<const float> positions,
-                                       std::span<const Eigen::Matrix4d> bind, std::span<const float> normals) {
-  const std::size_t nv = mesh.vertexCount();
-  if (positions.empty()) positions = mesh.positions;
-  if (bind.empty()) bind = skeleton.rest;
-  if (positions.size() != 3 * nv) return makeError(ErrorCode::kUsage, "export: positions do not match the mesh");
-  if (bind.size() != skeleton.size()) return makeError(ErrorCode::kUsage, "export: bind matrices do not match the skeleton");
-  if (!normals.empty() && normals.size() != 3 * nv) return makeError(ErrorCode::kUsage, "export: normals do not match the mesh");
-  if (skin && skin->vertex_count != nv) return makeError(ErrorCode::kMismatch, "export: the skin is for " + std::to_string(skin->vertex_count) +
-                                                                                   " vertices, the mesh has " + std::to_string(nv));
-  if (skeleton.size() > 65535) return makeError(ErrorCode::kUnsupported, "export: more than 65535 bones");
-  ExportModel m;
+// The skeleton part of an empty `m`: the bones of `selection` posed by `bind`, in the export frame
+// (globals kept, locals relative to the selection's parents).
+void setSkeleton(ExportModel& m, const Skeleton& skeleton, std::span<const Eigen::Matrix4d> bind, const BoneSelection& selection) {
   const Eigen::Matrix4d c = rigToExportFrame();
   const Eigen::Matrix3d c3 = c.topLeftCorner<3, 3>();
-
-  // Skeleton: every bone, or the deforming ones re-parented (globals kept, locals recomputed).
-  BoneSelection selection;
-  if (options.deform_only) {
-    if (!skin) return makeError(ErrorCode::kUsage, "export: --deform-only needs weights to tell deforming bones");
-    auto s = selectDeformBones(skeleton.parents, *skin);
-    if (!s) return s.error();
-    selection = std::move(*s);
-  } else {
-    for (std::size_t i = 0; i < skeleton.size(); ++i) selection.bones.push_back(static_cast<int>(i));
-    selection.parents = skeleton.parents;
-  }
   const std::size_t nb = selection.bones.size();
-  std::vector<int> new_index(skeleton.size(), -1);
   std::vector<std::string> taken;
   for (std::size_t k = 0; k < nb; ++k) {
     const auto i = static_cast<std::size_t>(selection.bones[k]);
-    new_index[i] = static_cast<int>(k);
     m.source_bones.push_back(static_cast<int>(i));
     m.source_names.push_back(skeleton.names[i]);
     m.names.push_back(uniqueName(taken, exportName(skeleton.names[i])));
@@ -259,6 +233,31 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
     m.heads.push_back(c3 * skeleton.heads[i]);
     m.tails.push_back(c3 * skeleton.tails[i]);
   }
+}
+
+// The model index of every skeleton bone (-1: not in the model).
+std::vector<int> modelIndex(std::span<const int> bones, std::size_t skeleton_size) {
+  std::vector<int> new_index(skeleton_size, -1);
+  for (std::size_t k = 0; k < bones.size(); ++k) new_index[static_cast<std::size_t>(bones[k])] = static_cast<int>(k);
+  return new_index;
+}
+
+// One mesh in the export frame: vertices split per (vertex, UV, normal) corner, helpers removed,
+// the skin's bones mapped through `new_index` (bones not in the model carry no weight). `nb`: the
+// deform-only skeleton's bone count (the skin's bone_count then; else the input skin's is kept).
+Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const VertexGroups* groups, const ExportOptions& options,
+                                     std::span<const float> positions, std::span<const float> normals,
+                                     const std::vector<int>& new_index, std::size_t nb, const std::string& name) {
+  const std::size_t nv = mesh.vertexCount();
+  const std::string where = "export: mesh \"" + name + "\": ";
+  if (positions.empty()) positions = mesh.positions;
+  if (positions.size() != 3 * nv) return makeError(ErrorCode::kUsage, where + "positions do not match the mesh");
+  if (!normals.empty() && normals.size() != 3 * nv) return makeError(ErrorCode::kUsage, where + "normals do not match the mesh");
+  if (skin && skin->vertex_count != nv) return makeError(ErrorCode::kMismatch, where + "the skin is for " + std::to_string(skin->vertex_count) +
+                                                                                   " vertices, the mesh has " + std::to_string(nv));
+  ExportMesh m;
+  m.name = name;
+  const Eigen::Matrix3d c3 = rigToExportFrame().topLeftCorner<3, 3>();
 
   // Normals in the rig frame: given, else per-corner OBJ normals, else computed (on a second
   // thread while this one splits the vertices and remaps the skin).
@@ -393,6 +392,98 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
     toExportFrame(c3, n, &m.normals[3 * e]);
   }
   return m;
+}
+
+// Appends a mesh to `model` (see addExportMesh); buildExportModel's body goes the same way, into
+// an empty model. The skeleton is every bone, or selectDeformBones' over every mesh's weights;
+// when this mesh changes it, the meshes already in the model are remapped.
+Status appendMesh(ExportModel& model, const Skeleton& skeleton, const Mesh& mesh, const Skin* skin, std::string name,
+                  ExportMaterial material, const ExportOptions& options, const VertexGroups* groups, std::span<const float> positions,
+                  std::span<const Eigen::Matrix4d> bind, std::span<const float> normals) {
+  if (bind.empty()) bind = skeleton.rest;
+  if (bind.size() != skeleton.size()) return makeError(ErrorCode::kUsage, "export: bind matrices do not match the skeleton");
+  if (skeleton.size() > 65535) return makeError(ErrorCode::kUnsupported, "export: more than 65535 bones");
+  const std::string where = "export: mesh \"" + name + "\": ";
+  if (!model.meshes.empty() && options.deform_only == model.weighted_bones.empty())
+    return makeError(ErrorCode::kUsage, where + "the model was built " + (options.deform_only ? "with every bone" : "deform-only") +
+                                            "; add the mesh the same way");
+  const Eigen::Matrix4d c = rigToExportFrame();
+  for (std::size_t k = 0; k < model.source_bones.size(); ++k) {
+    const auto i = static_cast<std::size_t>(model.source_bones[k]);
+    if (i >= skeleton.size() || model.source_names[k] != skeleton.names[i] || model.bind_global[k] != Eigen::Matrix4d(c * bind[i]))
+      return makeError(ErrorCode::kUsage, where + "the skeleton or its bind pose is not the model's (bone " + model.names[k] + ")");
+  }
+
+  // Skeleton: every bone, or the deforming ones re-parented (globals kept, locals recomputed).
+  BoneSelection selection;
+  std::vector<std::uint8_t> weighted;
+  if (options.deform_only) {
+    if (!skin) return makeError(ErrorCode::kUsage, "export: --deform-only needs weights to tell deforming bones");
+    weighted = model.weighted_bones;
+    weighted.resize(skeleton.size(), 0);
+    for (std::size_t k = 0; k < skin->bones.size(); ++k)
+      if (skin->weights[k] > 0.0f && skin->bones[k] < weighted.size()) weighted[skin->bones[k]] = 1;
+    auto s = selectDeformBones(skeleton.parents, weighted);
+    if (!s) return s.error();
+    selection = std::move(*s);
+  } else {
+    for (std::size_t i = 0; i < skeleton.size(); ++i) selection.bones.push_back(static_cast<int>(i));
+    selection.parents = skeleton.parents;
+  }
+  const bool grows = selection.bones != model.source_bones || selection.parents != model.parents;
+  ExportModel grown;  // the new skeleton part when this mesh changes it
+  if (grows) setSkeleton(grown, skeleton, bind, selection);
+  const std::size_t nb = selection.bones.size();
+  const std::vector<int> new_index = modelIndex(selection.bones, skeleton.size());
+  auto built = buildExportMesh(mesh, skin, groups, options, positions, normals, new_index, nb, name);
+  if (!built) return built.error();
+  built->material = std::move(material);
+
+  if (grows) {
+    // The meshes already in the model: their bones through the skeleton to the new indices. A
+    // bone that only held others together may leave; its influences carry no weight (a bone
+    // with weight is kept) and go with it.
+    for (ExportMesh& other : model.meshes) {
+      Skin& s = other.skin;
+      if (s.offsets.empty()) continue;
+      std::uint32_t count = 0;
+      for (std::size_t v = 0; v + 1 < s.offsets.size(); ++v) {
+        const std::uint32_t begin = s.offsets[v], end = s.offsets[v + 1];
+        s.offsets[v] = count;
+        for (std::uint32_t k = begin; k < end; ++k) {
+          const int b = new_index[static_cast<std::size_t>(model.source_bones[s.bones[k]])];
+          if (b < 0) continue;
+          s.bones[count] = static_cast<std::uint16_t>(b);
+          s.weights[count++] = s.weights[k];
+        }
+      }
+      s.offsets.back() = count;
+      s.bones.resize(count);
+      s.weights.resize(count);
+      s.bone_count = nb;
+    }
+    grown.meshes = std::move(model.meshes);
+    model = std::move(grown);
+  }
+  model.weighted_bones = std::move(weighted);
+  model.meshes.push_back(std::move(*built));
+  return {};
+}
+
+}  // namespace
+
+Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleton, const Skin* skin, const VertexGroups* groups,
+                                       const ExportOptions& options, std::span<const float> positions,
+                                       std::span<const Eigen::Matrix4d> bind, std::span<const float> normals) {
+  ExportModel m;
+  RIGFIT_TRY(appendMesh(m, skeleton, mesh, skin, "Body", ExportMaterial{}, options, groups, positions, bind, normals));
+  return m;
+}
+
+Status addExportMesh(ExportModel& model, const Skeleton& skeleton, const Mesh& mesh, const Skin& skin, std::string name,
+                     ExportMaterial material, const ExportOptions& options, const VertexGroups* groups,
+                     std::span<const float> positions, std::span<const Eigen::Matrix4d> bind, std::span<const float> normals) {
+  return appendMesh(model, skeleton, mesh, &skin, std::move(name), std::move(material), options, groups, positions, bind, normals);
 }
 
 }  // namespace rigfit

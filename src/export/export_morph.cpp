@@ -1,4 +1,4 @@
-// Morph targets on the exported mesh: MakeHuman targets (sparse offsets on the input mesh) carried
+// Morph targets on an exported mesh: MakeHuman targets (sparse offsets on the input mesh) carried
 // through the vertex split and the change to the export frame.
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 
 namespace rigfit {
 
-Status addExportMorph(ExportModel& model, std::string name, std::size_t source_vertex_count,
+Status addExportMorph(ExportMesh& mesh, std::string name, std::size_t source_vertex_count,
                       std::span<const std::uint32_t> source_vertices, std::span<const double> offsets,
                       std::span<const float> source_normal_deltas) {
   if (offsets.size() != 3 * source_vertices.size())
@@ -39,9 +39,9 @@ Status addExportMorph(ExportModel& model, std::string name, std::size_t source_v
   const Eigen::Matrix3d c3 = rigToExportFrame().topLeftCorner<3, 3>();
   ExportMorph morph;
   morph.name = std::move(name);
-  const std::size_t ne = model.vertexCount();
+  const std::size_t ne = mesh.vertexCount();
   for (std::size_t e = 0; e < ne; ++e) {
-    const std::size_t s = model.source_vertex.empty() ? e : model.source_vertex[e];
+    const std::size_t s = mesh.source_vertex.empty() ? e : mesh.source_vertex[e];
     if (s >= source_vertex_count) continue;
     const float* sn = with_normals ? &source_normal_deltas[3 * s] : nullptr;
     const bool turns = sn && (sn[0] != 0.0f || sn[1] != 0.0f || sn[2] != 0.0f);
@@ -62,7 +62,7 @@ Status addExportMorph(ExportModel& model, std::string name, std::size_t source_v
     morph.deltas.insert(morph.deltas.end(), f, f + 3);
     if (with_normals) morph.normal_deltas.insert(morph.normal_deltas.end(), fn, fn + 3);
   }
-  model.morphs.push_back(std::move(morph));
+  mesh.morphs.push_back(std::move(morph));
   return {};
 }
 

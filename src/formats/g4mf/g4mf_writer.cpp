@@ -1,23 +1,30 @@
-// G4MF writer (.g4tf text, .g4b binary with optional Zstd) for a skinned ExportModel.
+// G4MF writer (.g4tf text, .g4b binary with optional Zstd) for a skinned ExportModel (one skeleton,
+// its meshes).
 //
 // Document layout (rules from shared/docs/g4mf-checklist.md):
 //   nodes[0]      root, no transform (§7.1), children [1]
 //   nodes[1]      skeleton node (§12), identity transform, skeleton.joints = every bone node in
 //                 increasing order (§12: strictly increasing, parents first; single root bone =
-//                 first child = joints[0]); children = root bones, then the mesh node
+//                 first child = joints[0]); children = root bones, then the mesh nodes
 //   nodes[2..]    one node per bone in ExportModel order (parents before children), transform =
 //                 the bind pose relative to the parent (§13: the file pose is the bind pose):
 //                 position + rotor (+ scale) when the 3x3 part is a rotation times a positive
 //                 diagonal scale, else position + basis (column-major, §7.2); bone.length (§12);
 //                 extras: makehumanName, roll
-//   last node     mesh node, direct child of the skeleton (§12), identity transform (§10, §16.4)
-//   meshes[0]     deduplicated vertices (§9.1: split export vertices with the same source vertex,
+//   last nodes    one mesh node per ExportMesh, in order, each a direct child of the skeleton
+//                 (§12: so the skeleton skins it), identity transform (§10, §16.4)
+//   meshes[k]     one per ExportMesh: deduplicated vertices (§9.1: split export vertices with the same source vertex,
 //                 position and skin are merged), one surface of polygon fans with
 //                 polytopeSimplexes (§9.2, each polygon's fan rotated so its first vertex differs
 //                 from the previous polygon's), normals and UVs (v flipped, §8) through bindings
 //                 whose per-corner `simplexes` index per-export-vertex values (§9.3), and the skin
 //                 (§11: vertices ascending, weights descending, ties by group, zero weights
-//                 dropped, normalised per vertex; groups = bone index, groupNames = bone names)
+//                 dropped, normalised per vertex; groups = bone index, groupNames = bone names,
+//                 the same for every mesh as the spec asks of meshes sharing a skeleton); the
+//                 surface uses materials[k]
+//   materials[k]  the mesh's material (§9.4): baseColor factor RGBA, orm factor (occlusion 0 as
+//                 the spec's default, roughness, metallic); alpha mode, cutoff and two-sidedness,
+//                 which G4MF lacks, in extras
 // One buffer (§4); one view per array, aligned to its component size (§6); identical views and
 // accessors reused (§3 uniqueItems); indices in the smallest unsigned type; little-endian.
 #include <algorithm>
@@ -112,23 +119,6 @@ Json numberArray(const double* v, int n) {
   return a;
 }
 
-bool forbiddenNameByte(unsigned char c) {
-  return c < 0x20 || c == 0x7F || std::string_view("\"#*.:|?@<>{}[]/\\%").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
-// Names the checklist (§3) allows: not empty, no forbidden ASCII, no C1 control (C2 80..C2 9F).
-bool validName(std::string_view name) {
-  if (name.empty()) return false;
-  for (std::size_t k = 0; k < name.size(); ++k) {
-    const auto c = static_cast<unsigned char>(name[k]);
-    if (forbiddenNameByte(c)) return false;
-    if (c == 0xC2 && k + 1 < name.size() && static_cast<unsigned char>(name[k + 1]) <= 0x9F &&
-        static_cast<unsigned char>(name[k + 1]) >= 0x80)
-      return false;
-  }
-  return true;
-}
-
 // Writes a bone's local transform (checklist §7.2): rotor (+ scale) for R·S with S positive
 // diagonal, basis otherwise. Defaults (zero position, identity rotor, unit scale) are omitted.
 Status setTransform(Json& node, const Eigen::Matrix4d& m, std::size_t bone) {
@@ -205,85 +195,38 @@ void putU64(std::string& out, std::uint64_t v) {
 }
 std::size_t align16(std::size_t n) { return (n + 15) & ~std::size_t(15); }
 
-Status checkModel(const ExportModel& m) {
-  const std::size_t nb = m.names.size();
-  if (m.parents.size() != nb || m.bind_local.size() != nb || m.lengths.size() != nb ||
-      (!m.source_names.empty() && m.source_names.size() != nb) || (!m.rolls.empty() && m.rolls.size() != nb))
-    return usage("the skeleton's arrays differ in size");
-  for (std::size_t i = 0; i < nb; ++i) {
-    if (m.parents[i] < -1 || m.parents[i] >= static_cast<int>(i))
-      return usage("bone " + std::to_string(i) + " (" + m.names[i] + ") comes before its parent");
-    if (!validName(m.names[i])) return usage("bone name \"" + m.names[i] + "\" is empty or has a forbidden character");
-    if (!(m.lengths[i] >= 0.0) || !std::isfinite(m.lengths[i]))
-      return makeError(ErrorCode::kRange, "G4MF: bone " + m.names[i] + ": length must be finite and >= 0");
-    if (!m.rolls.empty() && !std::isfinite(m.rolls[i])) return makeError(ErrorCode::kRange, "G4MF: bone " + m.names[i] + ": non-finite roll");
-  }
-  std::vector<std::string_view> sorted(m.names.begin(), m.names.end());
-  std::sort(sorted.begin(), sorted.end());
-  for (std::size_t k = 1; k < sorted.size(); ++k)
-    if (sorted[k] == sorted[k - 1]) return usage("bone name \"" + std::string(sorted[k]) + "\" is used twice");
-  if (m.positions.size() % 3) return usage("positions are not 3 per vertex");
-  const std::size_t nv = m.vertexCount();
-  if (m.normals.size() != 3 * nv && !m.normals.empty()) return usage("normals are not 3 per vertex");
-  if (m.uvs.size() != 2 * nv && !m.uvs.empty()) return usage("UVs are not 2 per vertex");
-  if (!m.source_vertex.empty() && m.source_vertex.size() != nv) return usage("source_vertex is not 1 per vertex");
-  if (m.triangles.size() % 3) return usage("triangles are not 3 indices each");
-  for (std::uint32_t v : m.triangles)
-    if (v >= nv) return makeError(ErrorCode::kRange, "G4MF: triangle index " + std::to_string(v) + " beyond the vertices");
-  for (const ExportMorph& morph : m.morphs) {
-    if (morph.deltas.size() != 3 * morph.vertices.size() || (!morph.normal_deltas.empty() && morph.normal_deltas.size() != morph.deltas.size()))
-      return usage("morph \"" + morph.name + "\": deltas are not 3 per vertex");
-    for (std::size_t i = 0; i < morph.vertices.size(); ++i)
-      if (morph.vertices[i] >= nv || (i > 0 && morph.vertices[i] <= morph.vertices[i - 1]))
-        return usage("morph \"" + morph.name + "\": vertices are not ascending within the mesh");
-  }
-  if (!m.polygon_offsets.empty()) {
-    if (m.polygon_offsets.front() != 0 || m.polygon_offsets.back() != m.polygon_corners.size())
-      return usage("polygon offsets do not match the corners");
-    for (std::size_t p = 0; p + 1 < m.polygon_offsets.size(); ++p) {
-      if (m.polygon_offsets[p + 1] < m.polygon_offsets[p] + 3)
-        return usage("polygon " + std::to_string(p) + " has fewer than 3 corners");
-    }
-    for (std::uint32_t v : m.polygon_corners)
-      if (v >= nv) return makeError(ErrorCode::kRange, "G4MF: polygon corner " + std::to_string(v) + " beyond the vertices");
-  }
-  for (float f : m.positions)
-    if (!std::isfinite(f)) return makeError(ErrorCode::kRange, "G4MF: non-finite vertex position");
-  for (float f : m.normals)
-    if (!std::isfinite(f)) return makeError(ErrorCode::kRange, "G4MF: non-finite normal");
-  for (float f : m.uvs)
-    if (!std::isfinite(f)) return makeError(ErrorCode::kRange, "G4MF: non-finite UV");
-  const Skin& s = m.skin;
-  if (!s.offsets.empty()) {
-    if (s.offsets.size() != nv + 1 || s.offsets.front() != 0 || s.offsets.back() != s.bones.size() || s.weights.size() != s.bones.size())
-      return usage("the skin does not match the vertices");
-    for (std::size_t v = 0; v < nv; ++v)
-      if (s.offsets[v + 1] < s.offsets[v]) return usage("skin offsets decrease");
-    for (std::size_t k = 0; k < s.bones.size(); ++k) {
-      if (s.bones[k] >= nb) return makeError(ErrorCode::kRange, "G4MF: skin bone " + std::to_string(s.bones[k]) + " beyond the skeleton");
-      if (!std::isfinite(s.weights[k]) || s.weights[k] < 0.0f) return makeError(ErrorCode::kRange, "G4MF: skin weight not finite and >= 0");
-    }
-  }
-  return {};
+// The names of a mesh's items (§3: file-unique).
+struct MeshNames {
+  std::string node, mesh, surface, material;
+};
+
+// A mesh's material (§9.4): base colour and ORM factors. G4MF has no alpha mode or sidedness:
+// those go to extras (alphaMode, alphaCutoff, doubleSided) when not glTF's defaults.
+Json material(const ExportMaterial& mat, const std::string& name) {
+  Json out = Json::object();
+  out.set("name", name);
+  Json base = Json::object(), orm = Json::object();
+  const auto& c = mat.base_color;
+  const double color[4] = {c[0], c[1], c[2], c[3]};
+  base.set("factor", numberArray(color, 4));
+  out.set("baseColor", std::move(base));
+  const double factors[3] = {0.0, mat.roughness, mat.metallic};  // occlusion 0: the spec's default
+  orm.set("factor", numberArray(factors, 3));
+  out.set("orm", std::move(orm));
+  Json extras = Json::object();
+  if (mat.alpha_mode != AlphaMode::kOpaque) extras.set("alphaMode", mat.alpha_mode == AlphaMode::kBlend ? "BLEND" : "MASK");
+  if (mat.alpha_mode == AlphaMode::kMask) extras.set("alphaCutoff", mat.alpha_cutoff);
+  if (mat.double_sided) extras.set("doubleSided", true);
+  if (extras.size()) out.set("extras", std::move(extras));
+  return out;
 }
 
-}  // namespace
-
-Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& options) {
-  RIGFIT_TRY(checkModel(m));
-  if (options.zstd && options.container != G4mfContainer::kBinary) return usage("Zstd compression needs the binary container (.g4b)");
-  if (options.zstd && (options.zstd_level < ZSTD_minCLevel() || options.zstd_level > ZSTD_maxCLevel()))
-    return usage("Zstd level " + std::to_string(options.zstd_level) + " out of range");
-  const std::size_t nb = m.names.size(), nv = m.vertexCount();
+// One mesh (§9, §11, §14) into `buf`: returns its JSON (its surface uses material `material`);
+// `skinned` tells whether it has a skin. Blend shape names are made unique against `taken`.
+Expected<Json> writeMesh(const ExportMesh& m, const MeshNames& names, int material, const std::vector<std::string>& bone_names,
+                         const G4mfWriteOptions& options, BufferBuilder& buf, std::vector<std::string>& taken, bool& skinned) {
+  const std::size_t nv = m.vertexCount();
   const bool has_skin = !m.skin.offsets.empty();
-
-  // Item names: bones keep theirs; the others are made unique against them (§3).
-  std::vector<std::string> taken(m.names.begin(), m.names.end());
-  const std::string root_name = uniqueName(taken, exportName(options.root_name));
-  const std::string skeleton_name = uniqueName(taken, exportName(options.skeleton_name));
-  const std::string mesh_node_name = uniqueName(taken, exportName(options.mesh_node_name));
-  const std::string mesh_name = uniqueName(taken, mesh_node_name + "Mesh");
-  const std::string surface_name = uniqueName(taken, mesh_node_name + "Surface");
 
   // G4MF vertices: export vertices with the same source vertex, position and influences merge.
   std::vector<std::uint32_t> g4_of(nv);
@@ -373,40 +316,165 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
   }
 
   // Buffer: floats first, then integers (each view aligned to its component size).
-  BufferBuilder b;
-  const int vertices_acc = b.floats(g4_positions, 3);
+  const int vertices_acc = buf.floats(g4_positions, 3);
   int normals_acc = -1, uvs_acc = -1, weights_acc = -1;
   const bool has_simplexes = !simplexes.empty();
   if (has_simplexes && !m.normals.empty()) {
     std::vector<float> normals(m.normals);
     for (std::size_t v = 0; v < nv; ++v) {
       float* n = &normals[3 * v];
-      const double len = std::sqrt(double(n[0]) * n[0] + double(n[1]) * n[1] + double(n[2]) * n[2]);
-      if (!(len > 0.0)) return makeError(ErrorCode::kRange, "G4MF: vertex " + std::to_string(v) + " has a zero normal");
+      const double len = std::sqrt(double(n[0]) * n[0] + double(n[1]) * n[1] + double(n[2]) * n[2]);  // > 0 (validated)
       if (std::abs(len - 1.0) > 1e-6)
         for (int c = 0; c < 3; ++c) n[c] = static_cast<float>(n[c] / len);
     }
-    normals_acc = b.floats(normals, 3);
+    normals_acc = buf.floats(normals, 3);
   }
   if (has_simplexes && !m.uvs.empty()) {
     std::vector<float> uv(m.uvs);
     for (std::size_t i = 1; i < uv.size(); i += 2) uv[i] = 1.0f - uv[i];  // OBJ origin bottom-left, G4MF top-left (§8)
-    uvs_acc = b.floats(uv, 2);
+    uvs_acc = buf.floats(uv, 2);
   }
-  if (!skin_weights.empty()) weights_acc = b.floats(skin_weights, 1);
+  if (!skin_weights.empty()) weights_acc = buf.floats(skin_weights, 1);
   int simplexes_acc = -1, corner_acc = -1;
   if (has_simplexes) {
-    simplexes_acc = b.indices(simplexes, ng ? ng - 1 : 0, 3);
-    if (normals_acc >= 0 || uvs_acc >= 0) corner_acc = b.indices(corner_values, nv ? nv - 1 : 0, 3);
+    simplexes_acc = buf.indices(simplexes, ng ? ng - 1 : 0, 3);
+    if (normals_acc >= 0 || uvs_acc >= 0) corner_acc = buf.indices(corner_values, nv ? nv - 1 : 0, 3);
   }
   int skin_vertices_acc = -1, skin_groups_acc = -1;
   if (!skin_weights.empty()) {
-    skin_vertices_acc = b.indices(skin_vertices, maxOf(skin_vertices), 1);
-    skin_groups_acc = b.indices(skin_groups, maxOf(skin_groups), 1);
+    skin_vertices_acc = buf.indices(skin_vertices, maxOf(skin_vertices), 1);
+    skin_groups_acc = buf.indices(skin_groups, maxOf(skin_groups), 1);
+  }
+
+  // Mesh.
+  Json surface = Json::object();
+  surface.set("name", names.surface);
+  surface.set("material", material);
+  if (has_simplexes) {
+    surface.set("simplexes", simplexes_acc);
+    if (polytopes) surface.set("polytopeSimplexes", true);
+    auto binding = [&](int values) {
+      Json bnd = Json::object();
+      bnd.set("values", values);
+      bnd.set("simplexes", corner_acc);
+      return bnd;
+    };
+    if (normals_acc >= 0) surface.set("normals", binding(normals_acc));
+    if (uvs_acc >= 0) surface.set("textureMap", binding(uvs_acc));
+  }
+  Json surfaces = Json::array();
+  surfaces.push(std::move(surface));
+  Json mesh = Json::object();
+  mesh.set("name", names.mesh);
+  mesh.set("vertices", vertices_acc);
+  mesh.set("surfaces", std::move(surfaces));
+  if (!skin_weights.empty()) {
+    Json skin = Json::object();
+    Json group_names = Json::array();
+    for (const std::string& name : bone_names) group_names.push(name);
+    skin.set("groupNames", std::move(group_names));
+    skin.set("vertices", skin_vertices_acc);
+    skin.set("groups", skin_groups_acc);
+    skin.set("weights", weights_acc);
+    mesh.set("skin", std::move(skin));
+  }
+  if (!m.morphs.empty()) {
+    // Blend shapes: each morph's moved vertices as G4MF vertices (the first export vertex of each
+    // merged G4MF vertex carries it; merged vertices share their source vertex, so their delta).
+    Json shapes = Json::array();
+    for (const ExportMorph& morph : m.morphs) {
+      std::vector<std::uint32_t> indices;
+      std::vector<float> offsets;
+      for (std::size_t i = 0; i < morph.vertices.size(); ++i) {
+        const std::uint32_t e = morph.vertices[i];
+        const std::uint32_t g = g4_of[e];
+        const float* d = &morph.deltas[3 * i];
+        if (first_export[g] != e || (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)) continue;
+        indices.push_back(g);
+        offsets.insert(offsets.end(), &morph.deltas[3 * i], &morph.deltas[3 * i] + 3);
+      }
+      Json shape = Json::object();
+      shape.set("name", uniqueName(taken, exportName(morph.name)));
+      if (!indices.empty()) {
+        Json position = Json::object();
+        position.set("indices", buf.indices(indices, maxOf(indices), 1));
+        position.set("offsets", buf.floats(offsets, 3));
+        shape.set("position", std::move(position));
+      }
+      // Normal deltas: the surface's normal values are the export vertices' normals, so the
+      // target indexes them by export vertex.
+      if (normals_acc >= 0 && !morph.normal_deltas.empty()) {
+        std::vector<std::uint32_t> turned;
+        std::vector<float> turns;
+        for (std::size_t i = 0; i < morph.vertices.size(); ++i) {
+          const float* d = &morph.normal_deltas[3 * i];
+          if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f) continue;
+          turned.push_back(morph.vertices[i]);
+          turns.insert(turns.end(), d, d + 3);
+        }
+        if (!turned.empty()) {
+          Json normal = Json::object();
+          normal.set("indices", buf.indices(turned, maxOf(turned), 1));
+          normal.set("offsets", buf.floats(turns, 3));
+          Json surface_target = Json::object();
+          surface_target.set("surface", 0);
+          surface_target.set("normal", std::move(normal));
+          Json shape_surfaces = Json::array();
+          shape_surfaces.push(std::move(surface_target));
+          shape.set("surfaces", std::move(shape_surfaces));
+        }
+      }
+      shapes.push(std::move(shape));
+    }
+    Json blend = Json::object();
+    blend.set("shapes", std::move(shapes));
+    mesh.set("blend", std::move(blend));
+  }
+  skinned = !skin_weights.empty();
+  return mesh;
+}
+
+}  // namespace
+
+Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& options) {
+  RIGFIT_TRY(validateExportModel(m));
+  if (options.zstd && options.container != G4mfContainer::kBinary) return usage("Zstd compression needs the binary container (.g4b)");
+  if (options.zstd && (options.zstd_level < ZSTD_minCLevel() || options.zstd_level > ZSTD_maxCLevel()))
+    return usage("Zstd level " + std::to_string(options.zstd_level) + " out of range");
+  const std::size_t nb = m.names.size(), nm = m.meshes.size();
+
+  // Item names: bones keep theirs; the others are made unique against them (§3).
+  std::vector<std::string> taken(m.names.begin(), m.names.end());
+  const std::string root_name = uniqueName(taken, exportName(options.root_name));
+  const std::string skeleton_name = uniqueName(taken, exportName(options.skeleton_name));
+  std::vector<MeshNames> mesh_names;
+  for (const ExportMesh& mesh : m.meshes) {
+    MeshNames& n = mesh_names.emplace_back();
+    n.node = uniqueName(taken, exportName(mesh.name));
+    n.mesh = uniqueName(taken, n.node + "Mesh");
+    n.surface = uniqueName(taken, n.node + "Surface");
+  }
+  // Materials keep their name when it is free, else get the suffix "Material" ("Body" is the
+  // body's node: its material is "BodyMaterial").
+  for (std::size_t k = 0; k < nm; ++k) {
+    const std::string name = exportName(m.meshes[k].material.name);
+    const bool free = std::find(taken.begin(), taken.end(), name) == taken.end();
+    mesh_names[k].material = uniqueName(taken, free ? name : name + "Material");
+  }
+
+  BufferBuilder b;
+  Json meshes = Json::array();
+  bool any_skin = false;
+  for (std::size_t k = 0; k < nm; ++k) {
+    bool skinned = false;
+    auto mesh = writeMesh(m.meshes[k], mesh_names[k], static_cast<int>(k), m.names, options, b, taken, skinned);
+    if (!mesh) return mesh.error();
+    meshes.push(std::move(*mesh));
+    any_skin = any_skin || skinned;
   }
 
   // Nodes.
-  const std::int64_t skeleton_node = 1, first_bone = 2, mesh_node = first_bone + static_cast<std::int64_t>(nb);
+  const std::int64_t skeleton_node = 1, first_bone = 2, first_mesh_node = first_bone + static_cast<std::int64_t>(nb);
   Json nodes = Json::array();
   {
     Json root = Json::object();
@@ -420,7 +488,7 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
     Json skeleton = Json::object();
     skeleton.set("name", skeleton_name);
     Json skel = Json::object();
-    if (!skin_weights.empty() && nb) {
+    if (any_skin && nb) {
       Json joints = Json::array();
       for (std::size_t i = 0; i < nb; ++i) joints.push(first_bone + static_cast<std::int64_t>(i));
       skel.set("joints", std::move(joints));
@@ -429,7 +497,7 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
     Json children = Json::array();
     for (std::size_t i = 0; i < nb; ++i)
       if (m.parents[i] < 0) children.push(first_bone + static_cast<std::int64_t>(i));
-    children.push(mesh_node);
+    for (std::size_t k = 0; k < nm; ++k) children.push(first_mesh_node + static_cast<std::int64_t>(k));
     skeleton.set("children", std::move(children));
     if (!options.rig_name.empty()) {
       Json extras = Json::object();
@@ -455,100 +523,14 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
     if (extras.size()) n.set("extras", std::move(extras));
     nodes.push(std::move(n));
   }
-  {
-    Json body = Json::object();
-    body.set("name", mesh_node_name);
+  for (std::size_t k = 0; k < nm; ++k) {
+    Json node = Json::object();
+    node.set("name", mesh_names[k].node);
     Json instance = Json::object();
-    instance.set("mesh", 0);
-    body.set("meshInstance", std::move(instance));
-    nodes.push(std::move(body));
+    instance.set("mesh", static_cast<std::int64_t>(k));
+    node.set("meshInstance", std::move(instance));
+    nodes.push(std::move(node));
   }
-
-  // Mesh.
-  Json surface = Json::object();
-  surface.set("name", surface_name);
-  if (has_simplexes) {
-    surface.set("simplexes", simplexes_acc);
-    if (polytopes) surface.set("polytopeSimplexes", true);
-    auto binding = [&](int values) {
-      Json bnd = Json::object();
-      bnd.set("values", values);
-      bnd.set("simplexes", corner_acc);
-      return bnd;
-    };
-    if (normals_acc >= 0) surface.set("normals", binding(normals_acc));
-    if (uvs_acc >= 0) surface.set("textureMap", binding(uvs_acc));
-  }
-  Json surfaces = Json::array();
-  surfaces.push(std::move(surface));
-  Json mesh = Json::object();
-  mesh.set("name", mesh_name);
-  mesh.set("vertices", vertices_acc);
-  mesh.set("surfaces", std::move(surfaces));
-  if (!skin_weights.empty()) {
-    Json skin = Json::object();
-    Json names = Json::array();
-    for (const std::string& name : m.names) names.push(name);
-    skin.set("groupNames", std::move(names));
-    skin.set("vertices", skin_vertices_acc);
-    skin.set("groups", skin_groups_acc);
-    skin.set("weights", weights_acc);
-    mesh.set("skin", std::move(skin));
-  }
-  if (!m.morphs.empty()) {
-    // Blend shapes: each morph's moved vertices as G4MF vertices (the first export vertex of each
-    // merged G4MF vertex carries it; merged vertices share their source vertex, so their delta).
-    Json shapes = Json::array();
-    for (const ExportMorph& morph : m.morphs) {
-      std::vector<std::uint32_t> indices;
-      std::vector<float> offsets;
-      for (std::size_t i = 0; i < morph.vertices.size(); ++i) {
-        const std::uint32_t e = morph.vertices[i];
-        const std::uint32_t g = g4_of[e];
-        const float* d = &morph.deltas[3 * i];
-        if (first_export[g] != e || (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)) continue;
-        indices.push_back(g);
-        offsets.insert(offsets.end(), &morph.deltas[3 * i], &morph.deltas[3 * i] + 3);
-      }
-      Json shape = Json::object();
-      shape.set("name", uniqueName(taken, exportName(morph.name)));
-      if (!indices.empty()) {
-        Json position = Json::object();
-        position.set("indices", b.indices(indices, maxOf(indices), 1));
-        position.set("offsets", b.floats(offsets, 3));
-        shape.set("position", std::move(position));
-      }
-      // Normal deltas: the surface's normal values are the export vertices' normals, so the
-      // target indexes them by export vertex.
-      if (normals_acc >= 0 && !morph.normal_deltas.empty()) {
-        std::vector<std::uint32_t> turned;
-        std::vector<float> turns;
-        for (std::size_t i = 0; i < morph.vertices.size(); ++i) {
-          const float* d = &morph.normal_deltas[3 * i];
-          if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f) continue;
-          turned.push_back(morph.vertices[i]);
-          turns.insert(turns.end(), d, d + 3);
-        }
-        if (!turned.empty()) {
-          Json normal = Json::object();
-          normal.set("indices", b.indices(turned, maxOf(turned), 1));
-          normal.set("offsets", b.floats(turns, 3));
-          Json surface_target = Json::object();
-          surface_target.set("surface", 0);
-          surface_target.set("normal", std::move(normal));
-          Json shape_surfaces = Json::array();
-          shape_surfaces.push(std::move(surface_target));
-          shape.set("surfaces", std::move(shape_surfaces));
-        }
-      }
-      shapes.push(std::move(shape));
-    }
-    Json blend = Json::object();
-    blend.set("shapes", std::move(shapes));
-    mesh.set("blend", std::move(blend));
-  }
-  Json meshes = Json::array();
-  meshes.push(std::move(mesh));
 
   Json doc = Json::object();
   Json asset = Json::object();
@@ -559,6 +541,9 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
   doc.set("asset", std::move(asset));
   doc.set("nodes", std::move(nodes));
   doc.set("meshes", std::move(meshes));
+  Json materials = Json::array();
+  for (std::size_t k = 0; k < nm; ++k) materials.push(material(m.meshes[k].material, mesh_names[k].material));
+  doc.set("materials", std::move(materials));
   doc.set("accessors", std::move(b.accessors_));
   doc.set("bufferViews", std::move(b.views_));
 

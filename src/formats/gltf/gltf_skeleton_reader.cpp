@@ -248,6 +248,20 @@ Expected<Eigen::Vector3d> vec3(const tinygltf::Value& v, std::string_view label,
   return out;
 }
 
+// A rigfit export's extras.tail: {"x": .., "y": .., "z": ..} (an object: Assimp aborts on arrays
+// in node extras), or [x, y, z] as earlier exports wrote it.
+Expected<Eigen::Vector3d> extrasTail(const tinygltf::Value& v, std::string_view label, const std::string& path) {
+  if (!v.IsObject()) return vec3(v, label, path);
+  Eigen::Vector3d out;
+  for (int k = 0; k < 3; ++k) {
+    const std::string key(1, static_cast<char>('x' + k));
+    const tinygltf::Value* x = v.Has(key) ? &v.Get(key) : nullptr;
+    if (!x || !finiteNumber(x)) return bad(label, path + "." + key, "expected a finite number");
+    out[k] = x->GetNumberAsDouble();
+  }
+  return out;
+}
+
 // A node's local transform: its matrix (column-major), else translation * rotation * scale.
 Expected<Eigen::Matrix4d> localMatrix(const tinygltf::Node& n, std::string_view label, const std::string& path) {
   auto check = [&](const std::vector<double>& a, std::size_t count, const char* key) -> Status {
@@ -395,7 +409,7 @@ Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_v
       b.tail = b.head + len->GetNumberAsDouble() * frames[k].col(1);
       has_tail[k] = 1;
     } else if (tail) {
-      auto t = vec3(*tail, label, path + ".extras.tail");
+      auto t = extrasTail(*tail, label, path + ".extras.tail");
       if (!t) return t.error();
       b.tail = c * *t;
       has_tail[k] = 1;

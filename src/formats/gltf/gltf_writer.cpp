@@ -131,56 +131,31 @@ Trs decompose(const Eigen::Matrix4d& m) {
   return out;
 }
 
-}  // namespace
-
-Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& skin, const GltfOptions& options) {
-  const std::size_t nv = model.vertexCount(), nb = model.names.size();
+// One mesh's streams (positions, normals, UVs, joints and weights, indices, morph targets) into
+// `b`, and its glTF mesh (one primitive with material `material`). Joint indices are checked
+// against `nb`.
+Expected<Json> writeMesh(BufferBuilder& b, const ExportMesh& mesh, const GltfSkinStreams& skin, std::size_t nb, int material) {
+  const std::size_t nv = mesh.vertexCount();
   const int k = skin.influences;
-  if (k != 4 && k != 8) return makeError(ErrorCode::kUsage, "glTF: influences must be 4 or 8");
-  if (skin.joints.size() != nv * static_cast<std::size_t>(k) ||
-      (skin.weight_bits == 0 ? skin.weights.size() : skin.quantized_weights.size()) != nv * static_cast<std::size_t>(k))
-    return makeError(ErrorCode::kUsage, "glTF: skin streams do not match the vertex count");
-  if (skin.weight_bits != 0 && skin.weight_bits != 8 && skin.weight_bits != 16)
-    return makeError(ErrorCode::kUsage, "glTF: quantised weights must have 8 or 16 bits");
-  if (nb == 0) return makeError(ErrorCode::kUsage, "glTF: the skeleton has no bones");
-  if (nv == 0) return makeError(ErrorCode::kUsage, "glTF: the mesh has no vertices");
-  for (float c : options.base_color)
-    if (!(c >= 0.0f && c <= 1.0f)) return makeError(ErrorCode::kUsage, "glTF: base colour components must be from 0 to 1");
-  for (const ExportMorph& morph : model.morphs) {
-    if (morph.deltas.size() != 3 * morph.vertices.size() || (!morph.normal_deltas.empty() && morph.normal_deltas.size() != morph.deltas.size()))
-      return makeError(ErrorCode::kUsage, "glTF: morph \"" + morph.name + "\": deltas are not 3 per vertex");
-    for (std::size_t i = 0; i < morph.vertices.size(); ++i)
-      if (morph.vertices[i] >= nv || (i > 0 && morph.vertices[i] <= morph.vertices[i - 1]))
-        return makeError(ErrorCode::kUsage, "glTF: morph \"" + morph.name + "\": vertices are not ascending within the mesh");
-  }
-
-  BufferBuilder b;
-  // Every stream, each padded to 4: positions, normals, UVs, joints (up to 2 bytes) and weights
-  // (up to 4 bytes) per influence, indices, inverse bind matrices; and room for the .glb's
-  // header and JSON in front (about 300 bytes a bone).
-  std::size_t morph_bytes = 0;  // sparse indices (up to 4 bytes), position and normal deltas; JSON
-  for (const ExportMorph& morph : model.morphs) morph_bytes += 28 * morph.vertices.size() + 8 + 600;
-  b.reserve(nv * (12 + 12 + 8 + 6 * static_cast<std::size_t>(k)) + 4 * model.triangles.size() + 64 * nb + 64 + morph_bytes +
-            (options.container == GltfContainer::kGlb ? 4096 + 512 * nb : 0));
   // Vertex streams.
-  const int pos_acc = b.accessor(b.copy(model.positions, kArrayBuffer), kFloat, nv, "VEC3");
+  const int pos_acc = b.accessor(b.copy(mesh.positions, kArrayBuffer), kFloat, nv, "VEC3");
   float lo[3] = {std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
   float hi[3] = {-lo[0], -lo[1], -lo[2]};
   for (std::size_t v = 0; v < nv; ++v)
     for (int c = 0; c < 3; ++c) {
-      lo[c] = std::min(lo[c], model.positions[3 * v + static_cast<std::size_t>(c)]);
-      hi[c] = std::max(hi[c], model.positions[3 * v + static_cast<std::size_t>(c)]);
+      lo[c] = std::min(lo[c], mesh.positions[3 * v + static_cast<std::size_t>(c)]);
+      hi[c] = std::max(hi[c], mesh.positions[3 * v + static_cast<std::size_t>(c)]);
     }
   b.lastAccessor().set("min", numbers({lo[0], lo[1], lo[2]}));
   b.lastAccessor().set("max", numbers({hi[0], hi[1], hi[2]}));
-  const int nrm_acc = b.accessor(b.copy(model.normals, kArrayBuffer), kFloat, nv, "VEC3");
+  const int nrm_acc = mesh.normals.empty() ? -1 : b.accessor(b.copy(mesh.normals, kArrayBuffer), kFloat, nv, "VEC3");
   int uv_acc = -1;
-  if (!model.uvs.empty()) {
-    const int view = b.view<float>(model.uvs.size(), kArrayBuffer);
+  if (!mesh.uvs.empty()) {
+    const int view = b.view<float>(mesh.uvs.size(), kArrayBuffer);
     float* uv = b.at<float>(view);
-    for (std::size_t i = 0; i < model.uvs.size(); i += 2) {
-      uv[i] = model.uvs[i];
-      uv[i + 1] = 1.0f - model.uvs[i + 1];  // OBJ origin bottom-left, glTF top-left
+    for (std::size_t i = 0; i < mesh.uvs.size(); i += 2) {
+      uv[i] = mesh.uvs[i];
+      uv[i + 1] = 1.0f - mesh.uvs[i + 1];  // OBJ origin bottom-left, glTF top-left
     }
     uv_acc = b.accessor(view, kFloat, nv, "VEC2");
   }
@@ -211,18 +186,18 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   // Indices.
   int idx_acc;
   if (nv <= 65535) {
-    const int view = b.view<std::uint16_t>(model.triangles.size(), kElementArrayBuffer);
+    const int view = b.view<std::uint16_t>(mesh.triangles.size(), kElementArrayBuffer);
     std::uint16_t* idx = b.at<std::uint16_t>(view);
-    for (std::size_t i = 0; i < model.triangles.size(); ++i) idx[i] = static_cast<std::uint16_t>(model.triangles[i]);
-    idx_acc = b.accessor(view, kUnsignedShort, model.triangles.size(), "SCALAR");
+    for (std::size_t i = 0; i < mesh.triangles.size(); ++i) idx[i] = static_cast<std::uint16_t>(mesh.triangles[i]);
+    idx_acc = b.accessor(view, kUnsignedShort, mesh.triangles.size(), "SCALAR");
   } else {
-    idx_acc = b.accessor(b.copy(model.triangles, kElementArrayBuffer), kUnsignedInt, model.triangles.size(), "SCALAR");
+    idx_acc = b.accessor(b.copy(mesh.triangles, kElementArrayBuffer), kUnsignedInt, mesh.triangles.size(), "SCALAR");
   }
 
   // Morph targets: sparse POSITION deltas (zero where a target does not move a vertex), with the
   // bounds over every vertex, zeros included, as the specification requires.
   std::vector<std::pair<int, int>> morph_acc;  // POSITION and NORMAL (-1: none) accessors
-  for (const ExportMorph& morph : model.morphs) {
+  for (const ExportMorph& morph : mesh.morphs) {
     const std::size_t count = morph.vertices.size();
     float mlo[3] = {0.0f, 0.0f, 0.0f}, mhi[3] = {0.0f, 0.0f, 0.0f};
     for (std::size_t i = 0; i < count; ++i)
@@ -266,6 +241,108 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
     morph_acc.emplace_back(acc, normal_acc);
   }
 
+  Json attributes = Json::object();
+  attributes.set("POSITION", pos_acc);
+  if (nrm_acc >= 0) attributes.set("NORMAL", nrm_acc);
+  if (uv_acc >= 0) attributes.set("TEXCOORD_0", uv_acc);
+  for (int set = 0; set < k / 4; ++set) {
+    attributes.set("JOINTS_" + std::to_string(set), joint_acc[set]);
+    attributes.set("WEIGHTS_" + std::to_string(set), weight_acc[set]);
+  }
+  Json primitive = Json::object();
+  primitive.set("attributes", std::move(attributes));
+  primitive.set("indices", idx_acc);
+  primitive.set("mode", 4);
+  primitive.set("material", material);
+  if (!morph_acc.empty()) {
+    Json targets = Json::array();
+    for (const auto& [position, normal] : morph_acc) {
+      Json t = Json::object();
+      t.set("POSITION", position);
+      if (normal >= 0) t.set("NORMAL", normal);
+      targets.push(std::move(t));
+    }
+    primitive.set("targets", std::move(targets));
+  }
+  Json primitives = Json::array();
+  primitives.push(std::move(primitive));
+  Json out = Json::object();
+  out.set("name", mesh.name);
+  out.set("primitives", std::move(primitives));
+  if (!morph_acc.empty()) {
+    // Default weights 0; the names in extras.targetNames, the convention Blender, three.js,
+    // Babylon.js and Unity's importers read.
+    Json weights = Json::array(), names = Json::array();
+    for (const ExportMorph& morph : mesh.morphs) {
+      weights.push(0.0);
+      names.push(morph.name);
+    }
+    out.set("weights", std::move(weights));
+    Json extras = Json::object();
+    extras.set("targetNames", std::move(names));
+    out.set("extras", std::move(extras));
+  }
+  return out;
+}
+
+// A mesh's material as glTF's metallic-roughness material.
+Json material(const ExportMaterial& m) {
+  Json pbr = Json::object();
+  const auto& c = m.base_color;
+  pbr.set("baseColorFactor", numbers({c[0], c[1], c[2], c[3]}));
+  pbr.set("metallicFactor", m.metallic);
+  pbr.set("roughnessFactor", m.roughness);
+  Json out = Json::object();
+  out.set("name", m.name);
+  out.set("pbrMetallicRoughness", std::move(pbr));
+  if (m.alpha_mode == AlphaMode::kBlend) out.set("alphaMode", "BLEND");
+  if (m.alpha_mode == AlphaMode::kMask) {
+    out.set("alphaMode", "MASK");
+    out.set("alphaCutoff", m.alpha_cutoff);
+  }
+  if (m.double_sided) out.set("doubleSided", true);
+  return out;
+}
+
+}  // namespace
+
+Expected<GltfFiles> writeGltf(const ExportModel& model, std::span<const GltfSkinStreams> skins, const GltfOptions& options) {
+  RIGFIT_TRY(validateExportModel(model));
+  const std::size_t nb = model.names.size(), nm = model.meshes.size();
+  if (nb == 0) return makeError(ErrorCode::kUsage, "glTF: the skeleton has no bones");
+  if (nm == 0) return makeError(ErrorCode::kUsage, "glTF: the model has no meshes");
+  if (skins.size() != nm)
+    return makeError(ErrorCode::kUsage, "glTF: " + std::to_string(skins.size()) + " skin streams for " + std::to_string(nm) + " meshes");
+  // Every stream, each padded to 4: positions, normals, UVs, joints (up to 2 bytes) and weights
+  // (up to 4 bytes) per influence, indices, inverse bind matrices; and room for the .glb's
+  // header and JSON in front (about 300 bytes a bone).
+  std::size_t bytes = 64 * nb + 64 + (options.container == GltfContainer::kGlb ? 4096 + 512 * nb : 0);
+  for (std::size_t m = 0; m < nm; ++m) {
+    const ExportMesh& mesh = model.meshes[m];
+    const GltfSkinStreams& skin = skins[m];
+    const std::size_t nv = mesh.vertexCount();
+    const auto k = static_cast<std::size_t>(skin.influences);
+    const std::string where = "glTF: mesh \"" + mesh.name + "\": ";
+    if (k != 4 && k != 8) return makeError(ErrorCode::kUsage, where + "influences must be 4 or 8");
+    if (skin.joints.size() != nv * k || (skin.weight_bits == 0 ? skin.weights.size() : skin.quantized_weights.size()) != nv * k)
+      return makeError(ErrorCode::kUsage, where + "skin streams do not match the vertex count");
+    if (skin.weight_bits != 0 && skin.weight_bits != 8 && skin.weight_bits != 16)
+      return makeError(ErrorCode::kUsage, where + "quantised weights must have 8 or 16 bits");
+    if (nv == 0) return makeError(ErrorCode::kUsage, where + "the mesh has no vertices");
+    std::size_t morph_bytes = 0;  // sparse indices (up to 4 bytes), position and normal deltas; JSON
+    for (const ExportMorph& morph : mesh.morphs) morph_bytes += 28 * morph.vertices.size() + 8 + 600;
+    bytes += nv * (12 + 12 + 8 + 6 * k) + 4 * mesh.triangles.size() + morph_bytes;
+  }
+
+  BufferBuilder b;
+  b.reserve(bytes);
+  Json meshes = Json::array();
+  for (std::size_t m = 0; m < nm; ++m) {
+    auto mesh = writeMesh(b, model.meshes[m], skins[m], nb, static_cast<int>(m));
+    if (!mesh) return mesh.error();
+    meshes.push(std::move(*mesh));
+  }
+
   // Bones: TRS relative to the parent; inverse bind matrices from exactly those TRS.
   Json nodes = Json::array();
   Json armature = Json::object();
@@ -288,9 +365,16 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
       n.set("rotation", numbers({trs.r.x(), trs.r.y(), trs.r.z(), trs.r.w()}));
     if (trs.s != Eigen::Vector3d::Ones()) n.set("scale", numbers({trs.s.x(), trs.s.y(), trs.s.z()}));
     Json extras = Json::object();
-    extras.set("name", model.source_names[i]);
-    extras.set("tail", numbers({model.tails[i].x(), model.tails[i].y(), model.tails[i].z()}));
-    extras.set("roll", model.rolls[i]);
+    if (!model.source_names.empty()) extras.set("name", model.source_names[i]);
+    if (!model.tails.empty()) {
+      // An object, not an array: Assimp's glTF importer (5.2) aborts on arrays in node extras.
+      Json tail = Json::object();
+      tail.set("x", model.tails[i].x());
+      tail.set("y", model.tails[i].y());
+      tail.set("z", model.tails[i].z());
+      extras.set("tail", std::move(tail));
+    }
+    if (!model.rolls.empty()) extras.set("roll", model.rolls[i]);
     extras.set("length", model.lengths[i]);
     n.set("extras", std::move(extras));
     bone_nodes[i] = std::move(n);
@@ -311,53 +395,12 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   }
   const int ibm_acc = b.accessor(b.copy(ibm, 0), kFloat, nb, "MAT4");
 
-  const std::int64_t mesh_node = static_cast<std::int64_t>(1 + nb);
-  Json body = Json::object();
-  body.set("name", "Body");
-  body.set("mesh", 0);
-  body.set("skin", 0);
-  nodes.push(std::move(body));
-
-  Json attributes = Json::object();
-  attributes.set("POSITION", pos_acc);
-  attributes.set("NORMAL", nrm_acc);
-  if (uv_acc >= 0) attributes.set("TEXCOORD_0", uv_acc);
-  for (int set = 0; set < k / 4; ++set) {
-    attributes.set("JOINTS_" + std::to_string(set), joint_acc[set]);
-    attributes.set("WEIGHTS_" + std::to_string(set), weight_acc[set]);
-  }
-  Json primitive = Json::object();
-  primitive.set("attributes", std::move(attributes));
-  primitive.set("indices", idx_acc);
-  primitive.set("mode", 4);
-  primitive.set("material", 0);
-  if (!morph_acc.empty()) {
-    Json targets = Json::array();
-    for (const auto& [position, normal] : morph_acc) {
-      Json t = Json::object();
-      t.set("POSITION", position);
-      if (normal >= 0) t.set("NORMAL", normal);
-      targets.push(std::move(t));
-    }
-    primitive.set("targets", std::move(targets));
-  }
-  Json primitives = Json::array();
-  primitives.push(std::move(primitive));
-  Json mesh = Json::object();
-  mesh.set("name", "Body");
-  mesh.set("primitives", std::move(primitives));
-  if (!morph_acc.empty()) {
-    // Default weights 0; the names in extras.targetNames, the convention Blender, three.js,
-    // Babylon.js and Unity's importers read.
-    Json weights = Json::array(), names = Json::array();
-    for (const ExportMorph& morph : model.morphs) {
-      weights.push(0.0);
-      names.push(morph.name);
-    }
-    mesh.set("weights", std::move(weights));
-    Json extras = Json::object();
-    extras.set("targetNames", std::move(names));
-    mesh.set("extras", std::move(extras));
+  for (std::size_t m = 0; m < nm; ++m) {
+    Json node = Json::object();
+    node.set("name", model.meshes[m].name);
+    node.set("mesh", static_cast<std::int64_t>(m));
+    node.set("skin", 0);
+    nodes.push(std::move(node));
   }
 
   Json joints = Json::array();
@@ -365,7 +408,11 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   Json skin_json = Json::object();
   skin_json.set("name", "Armature");
   skin_json.set("inverseBindMatrices", ibm_acc);
-  skin_json.set("skeleton", 0);
+  // The skeleton root: the top joint (bone 0: parents come first), or with several root bones the
+  // Armature node above them (their closest common root, as glTF asks). Tools that flatten the
+  // node hierarchy keep the joint.
+  const bool one_root = std::count(model.parents.begin(), model.parents.end(), kNoParent) == 1;
+  skin_json.set("skeleton", one_root ? 1 : 0);
   skin_json.set("joints", std::move(joints));
 
   Json doc = Json::object();
@@ -379,7 +426,7 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   scene.set("name", "Scene");
   Json scene_nodes = Json::array();
   scene_nodes.push(0);
-  scene_nodes.push(mesh_node);
+  for (std::size_t m = 0; m < nm; ++m) scene_nodes.push(static_cast<std::int64_t>(1 + nb + m));
   scene.set("nodes", std::move(scene_nodes));
   if (!options.rig_name.empty()) {
     Json extras = Json::object();
@@ -390,26 +437,13 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   scenes.push(std::move(scene));
   doc.set("scenes", std::move(scenes));
   doc.set("nodes", std::move(nodes));
-  Json meshes = Json::array();
-  meshes.push(std::move(mesh));
   doc.set("meshes", std::move(meshes));
-  {
-    Json pbr = Json::object();
-    const auto& c = options.base_color;
-    pbr.set("baseColorFactor", numbers({c[0], c[1], c[2], c[3]}));
-    pbr.set("metallicFactor", 0.0);
-    pbr.set("roughnessFactor", 0.5);
-    Json material = Json::object();
-    material.set("name", "Body");
-    material.set("pbrMetallicRoughness", std::move(pbr));
-    if (c[3] < 1.0f) material.set("alphaMode", "BLEND");
-    Json materials = Json::array();
-    materials.push(std::move(material));
-    doc.set("materials", std::move(materials));
-  }
-  Json skins = Json::array();
-  skins.push(std::move(skin_json));
-  doc.set("skins", std::move(skins));
+  Json materials = Json::array();
+  for (const ExportMesh& mesh : model.meshes) materials.push(material(mesh.material));
+  doc.set("materials", std::move(materials));
+  Json skins_json = Json::array();
+  skins_json.push(std::move(skin_json));
+  doc.set("skins", std::move(skins_json));
   doc.set("accessors", std::move(b.accessors_));
   doc.set("bufferViews", std::move(b.views_));
 

@@ -1,0 +1,713 @@
+// An export of one skeleton and several skinned meshes: validateExportModel's rules, addExportMesh
+// (the body's path; a deform-only skeleton that grows), and a character of two meshes (the demo
+// body and a hand-made skinned box with its own material) written as glTF and G4MF and read back.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <optional>
+
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+#include <gtest/gtest.h>
+#include <tiny_gltf.h>
+
+#include "rigfit/character.hpp"
+#include "rigfit/character_export.hpp"
+#include "rigfit/export_model.hpp"
+#include "rigfit/file_io.hpp"
+#include "rigfit/g4mf.hpp"
+#include "rigfit/gltf.hpp"
+#include "export_test_util.hpp"
+#include "test_util.hpp"
+
+namespace rigfit {
+namespace {
+
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ---------------------------------------------------------------------------------------------
+// validateExportModel
+
+// Two bones; two meshes ("Body", "Hair"), each a quad of 4 vertices: vertex 3 unweighted, a
+// morph "Smile" moving vertices 1 and 3 (with normal deltas).
+ExportModel validModel() {
+  ExportModel m;
+  m.names = {"Root", "Tip"};
+  m.source_names = {"root", "tip.L"};
+  m.source_bones = {0, 1};
+  m.parents = {-1, 0};
+  Eigen::Matrix4d tip = Eigen::Matrix4d::Identity();
+  tip(1, 3) = 1.0;
+  m.bind_global = {Eigen::Matrix4d::Identity(), tip};
+  m.bind_local = m.bind_global;
+  m.lengths = {1.0, 0.5};
+  m.rolls = {0.0, 0.3};
+  m.heads = {Eigen::Vector3d(0, 0, 0), Eigen::Vector3d(0, 1, 0)};
+  m.tails = {Eigen::Vector3d(0, 1, 0), Eigen::Vector3d(0, 1.5, 0)};
+  for (const char* name : {"Body", "Hair"}) {
+    ExportMesh& q = m.meshes.emplace_back();
+    q.name = name;
+    q.material.name = name;
+    q.positions = {0, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 0};
+    q.normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    q.uvs = {0, 0, 1, 0, 1, 1, 0, 1};
+    q.triangles = {0, 1, 2, 0, 2, 3};
+    q.polygon_offsets = {0, 4};
+    q.polygon_corners = {0, 1, 2, 3};
+    q.source_vertex = {0, 1, 2, 3};
+    q.skin.vertex_count = 4;
+    q.skin.bone_count = 2;
+    q.skin.offsets = {0, 1, 2, 4, 4};
+    q.skin.bones = {0, 1, 0, 1};
+    q.skin.weights = {1.0f, 1.0f, 0.5f, 0.5f};
+    q.morphs.push_back({.name = "Smile", .vertices = {1, 3}, .deltas = {0, 0.1f, 0, 0, 0, 0.2f}, .normal_deltas = {0, 0, 0, 0.1f, 0, 0}});
+  }
+  return m;
+}
+
+struct Rule {
+  const char* name;
+  std::function<void(ExportModel&)> mutate;
+  ErrorCode code;
+  const char* message;
+};
+
+// Each rule broken alone, with the message worked out by hand.
+TEST(ValidateExportModel, EveryRule) {
+  const std::vector<Rule> rules = {
+      {"lengths short", [](ExportModel& m) { m.lengths.pop_back(); }, ErrorCode::kUsage, "export model: the skeleton's arrays differ in size"},
+      {"rolls short", [](ExportModel& m) { m.rolls = {0.0}; }, ErrorCode::kUsage, "export model: the skeleton's arrays differ in size"},
+      {"source_bones long", [](ExportModel& m) { m.source_bones.push_back(2); }, ErrorCode::kUsage, "export model: the skeleton's arrays differ in size"},
+      {"tails short", [](ExportModel& m) { m.tails.pop_back(); }, ErrorCode::kUsage, "export model: the skeleton's arrays differ in size"},
+      {"parent after child", [](ExportModel& m) { m.parents[1] = 1; }, ErrorCode::kUsage, "export model: bone 1 (Tip) comes before its parent"},
+      {"parent below -1", [](ExportModel& m) { m.parents[1] = -2; }, ErrorCode::kUsage, "export model: bone 1 (Tip) comes before its parent"},
+      {"forbidden name", [](ExportModel& m) { m.names[1] = "tip.L"; }, ErrorCode::kUsage,
+       "export model: bone name \"tip.L\" is empty or has a character exportName replaces"},
+      {"C1 control in a name", [](ExportModel& m) { m.names[1] = "a\xC2\x85"; }, ErrorCode::kUsage,
+       "export model: bone name \"a\xC2\x85\" is empty or has a character exportName replaces"},
+      {"empty name", [](ExportModel& m) { m.names[1] = ""; }, ErrorCode::kUsage, "export model: bone name \"\" is empty or has a character exportName replaces"},
+      {"name twice", [](ExportModel& m) { m.names[1] = "Root"; }, ErrorCode::kUsage, "export model: bone name \"Root\" is used twice"},
+      {"negative length", [](ExportModel& m) { m.lengths[1] = -0.5; }, ErrorCode::kRange, "export model: bone Tip: length must be finite and >= 0"},
+      {"infinite length", [](ExportModel& m) { m.lengths[1] = kInf; }, ErrorCode::kRange, "export model: bone Tip: length must be finite and >= 0"},
+      {"NaN roll", [](ExportModel& m) { m.rolls[1] = kNan; }, ErrorCode::kRange, "export model: bone Tip: non-finite roll"},
+      {"infinite bind_local", [](ExportModel& m) { m.bind_local[1](0, 3) = kInf; }, ErrorCode::kRange, "export model: bone Tip: non-finite bind matrix"},
+      {"NaN bind_global", [](ExportModel& m) { m.bind_global[1](2, 2) = kNan; }, ErrorCode::kRange, "export model: bone Tip: non-finite bind matrix"},
+      {"infinite tail", [](ExportModel& m) { m.tails[1].y() = kInf; }, ErrorCode::kRange, "export model: bone Tip: non-finite head or tail"},
+      {"NaN head", [](ExportModel& m) { m.heads[0].x() = kNan; }, ErrorCode::kRange, "export model: bone Root: non-finite head or tail"},
+      {"positions not 3 each", [](ExportModel& m) { m.meshes[1].positions.push_back(0); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): positions are not 3 per vertex"},
+      {"normals short", [](ExportModel& m) { m.meshes[1].normals.pop_back(); }, ErrorCode::kUsage, "export model: mesh 1 (Hair): normals are not 3 per vertex"},
+      {"UVs short", [](ExportModel& m) { m.meshes[1].uvs.pop_back(); }, ErrorCode::kUsage, "export model: mesh 1 (Hair): UVs are not 2 per vertex"},
+      {"source_vertex short", [](ExportModel& m) { m.meshes[1].source_vertex.pop_back(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): source_vertex is not 1 per vertex"},
+      {"triangles not 3 each", [](ExportModel& m) { m.meshes[1].triangles.pop_back(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): triangles are not 3 indices each"},
+      {"triangle index beyond", [](ExportModel& m) { m.meshes[1].triangles[5] = 4; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): triangle index 4 beyond the vertices"},
+      {"corners without offsets", [](ExportModel& m) { m.meshes[1].polygon_offsets.clear(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): polygon corners without offsets"},
+      {"offsets short of the corners", [](ExportModel& m) { m.meshes[1].polygon_offsets = {0, 3}; }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): polygon offsets do not match the corners"},
+      {"offsets from 1", [](ExportModel& m) { m.meshes[1].polygon_offsets = {1, 4}; }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): polygon offsets do not match the corners"},
+      {"a 2-corner polygon", [](ExportModel& m) { m.meshes[1].polygon_offsets = {0, 2, 4}; }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): polygon 0 has fewer than 3 corners"},
+      {"corner beyond", [](ExportModel& m) { m.meshes[1].polygon_corners[2] = 9; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): polygon corner 9 beyond the vertices"},
+      {"NaN position", [](ExportModel& m) { m.meshes[1].positions[4] = kNan; }, ErrorCode::kRange, "export model: mesh 1 (Hair): non-finite vertex position"},
+      {"infinite UV", [](ExportModel& m) { m.meshes[1].uvs[3] = std::numeric_limits<float>::infinity(); }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): non-finite UV"},
+      {"zero normal", [](ExportModel& m) { m.meshes[1].normals[5] = 0.0f; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): vertex 1 has a zero or non-finite normal"},
+      {"NaN normal", [](ExportModel& m) { m.meshes[1].normals[9] = kNan; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): vertex 3 has a zero or non-finite normal"},
+      {"influences without offsets", [](ExportModel& m) { m.meshes[1].skin.offsets.clear(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): skin influences without offsets"},
+      {"skin offsets short", [](ExportModel& m) { m.meshes[1].skin.offsets.pop_back(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): the skin does not match the vertices"},
+      {"skin offsets end before the bones", [](ExportModel& m) { m.meshes[1].skin.offsets.back() = 3; }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): the skin does not match the vertices"},
+      {"a weight missing", [](ExportModel& m) { m.meshes[1].skin.weights.pop_back(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): the skin does not match the vertices"},
+      {"skin offsets decrease", [](ExportModel& m) { m.meshes[1].skin.offsets = {0, 2, 1, 4, 4}; }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): skin offsets decrease"},
+      {"skin bone beyond", [](ExportModel& m) { m.meshes[1].skin.bones[1] = 2; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): skin bone 2 beyond the skeleton"},
+      {"negative weight", [](ExportModel& m) { m.meshes[1].skin.weights[2] = -0.5f; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): skin weight not finite and >= 0"},
+      {"NaN weight", [](ExportModel& m) { m.meshes[1].skin.weights[3] = kNan; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): skin weight not finite and >= 0"},
+      {"morph deltas short", [](ExportModel& m) { m.meshes[1].morphs[0].deltas.pop_back(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): morph \"Smile\": deltas are not 3 per vertex"},
+      {"morph normal deltas short", [](ExportModel& m) { m.meshes[1].morphs[0].normal_deltas.pop_back(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): morph \"Smile\": deltas are not 3 per vertex"},
+      {"normal deltas, no normals", [](ExportModel& m) { m.meshes[1].normals.clear(); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): morph \"Smile\": normal deltas on a mesh without normals"},
+      {"morph vertices descending", [](ExportModel& m) { m.meshes[1].morphs[0].vertices = {3, 1}; }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): morph \"Smile\": vertices are not ascending within the mesh"},
+      {"morph vertex twice", [](ExportModel& m) { m.meshes[1].morphs[0].vertices = {1, 1}; }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): morph \"Smile\": vertices are not ascending within the mesh"},
+      {"morph vertex beyond", [](ExportModel& m) { m.meshes[1].morphs[0].vertices = {1, 4}; }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): morph \"Smile\": vertices are not ascending within the mesh"},
+      {"NaN delta", [](ExportModel& m) { m.meshes[1].morphs[0].deltas[4] = kNan; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): morph \"Smile\": non-finite delta"},
+      {"infinite normal delta", [](ExportModel& m) { m.meshes[1].morphs[0].normal_deltas[0] = std::numeric_limits<float>::infinity(); }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): morph \"Smile\": non-finite delta"},
+      {"base colour above 1", [](ExportModel& m) { m.meshes[1].material.base_color[1] = 1.5f; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): material \"Hair\": base colour components must be from 0 to 1"},
+      {"NaN alpha", [](ExportModel& m) { m.meshes[1].material.base_color[3] = kNan; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): material \"Hair\": base colour components must be from 0 to 1"},
+      {"roughness above 1", [](ExportModel& m) { m.meshes[1].material.roughness = 1.5; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): material \"Hair\": metallic and roughness must be from 0 to 1"},
+      {"negative metallic", [](ExportModel& m) { m.meshes[1].material.metallic = -0.1; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): material \"Hair\": metallic and roughness must be from 0 to 1"},
+      {"negative cutoff", [](ExportModel& m) { m.meshes[1].material.alpha_cutoff = -1.0; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): material \"Hair\": the alpha cutoff must be finite and >= 0"},
+      {"infinite cutoff", [](ExportModel& m) { m.meshes[1].material.alpha_cutoff = kInf; }, ErrorCode::kRange,
+       "export model: mesh 1 (Hair): material \"Hair\": the alpha cutoff must be finite and >= 0"},
+      {"unknown alpha mode", [](ExportModel& m) { m.meshes[1].material.alpha_mode = static_cast<AlphaMode>(7); }, ErrorCode::kUsage,
+       "export model: mesh 1 (Hair): material \"Hair\": unknown alpha mode"},
+  };
+  ASSERT_TRUE(validateExportModel(validModel()).ok()) << validateExportModel(validModel()).error().message;
+  const std::vector<std::uint16_t> joints(16, 0);
+  const std::vector<float> weights(16, 0.0f);
+  const GltfSkinStreams stream{.influences = 4, .joints = joints, .weights = weights};
+  const std::vector<GltfSkinStreams> streams(2, stream);
+  for (const Rule& rule : rules) {
+    SCOPED_TRACE(rule.name);
+    ExportModel m = validModel();
+    rule.mutate(m);
+    const Status st = validateExportModel(m);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().code, rule.code);
+    EXPECT_EQ(st.error().message, rule.message);
+    // Both writers make this check, and fail with its error.
+    auto g4 = writeG4mf(m);
+    ASSERT_FALSE(g4.ok());
+    EXPECT_EQ(g4.error().message, rule.message);
+    if (m.meshes[1].positions.size() == 12) {  // the glTF streams fit 4 vertices
+      auto gltf = writeGltf(m, streams, {});
+      ASSERT_FALSE(gltf.ok());
+      EXPECT_EQ(gltf.error().message, rule.message);
+    }
+  }
+}
+
+// What is optional may be empty; more than 65535 bones is not supported.
+TEST(ValidateExportModel, OptionalArraysAndTheBoneLimit) {
+  ExportModel m = validModel();
+  m.source_names.clear();
+  m.source_bones.clear();
+  m.bind_global.clear();
+  m.rolls.clear();
+  m.heads.clear();
+  m.tails.clear();
+  ExportMesh& q = m.meshes[1];
+  q.normals.clear();
+  q.morphs[0].normal_deltas.clear();
+  q.uvs.clear();
+  q.source_vertex.clear();
+  q.polygon_offsets.clear();
+  q.polygon_corners.clear();
+  q.skin = Skin{};
+  EXPECT_TRUE(validateExportModel(m).ok()) << validateExportModel(m).error().message;
+  m.meshes.clear();
+  EXPECT_TRUE(validateExportModel(m).ok());
+
+  ExportModel big;
+  const std::size_t n = 65536;
+  for (std::size_t i = 0; i < n; ++i) big.names.push_back("b" + std::to_string(i));
+  big.parents.assign(n, -1);
+  big.bind_local.assign(n, Eigen::Matrix4d::Identity());
+  big.lengths.assign(n, 0.1);
+  const Status st = validateExportModel(big);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, ErrorCode::kUnsupported);
+  EXPECT_EQ(st.error().message, "export model: more than 65535 bones");
+  big.names.pop_back();
+  big.parents.pop_back();
+  big.bind_local.pop_back();
+  big.lengths.pop_back();
+  EXPECT_TRUE(validateExportModel(big).ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// addExportMesh
+
+// A box of 8 vertices and 6 quads (outward), rig frame (Z up), one UV square per face.
+Mesh box(const Eigen::Vector3d& center, double half) {
+  Mesh b;
+  for (int i = 0; i < 8; ++i) {
+    const Eigen::Vector3d p = center + half * Eigen::Vector3d(i & 1 ? 1 : -1, i & 2 ? 1 : -1, i & 4 ? 1 : -1);
+    for (int c = 0; c < 3; ++c) b.positions.push_back(static_cast<float>(p[c]));
+  }
+  b.uvs = {0, 0, 1, 0, 1, 1, 0, 1};
+  const std::uint32_t faces[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+  b.face_offsets.push_back(0);
+  for (const auto& f : faces) {
+    for (int k = 0; k < 4; ++k) {
+      b.corner_vertices.push_back(f[k]);
+      b.corner_uvs.push_back(k);
+    }
+    b.face_offsets.push_back(static_cast<std::uint32_t>(b.corner_vertices.size()));
+  }
+  return b;  // no OBJ normals: the export computes them
+}
+
+// The export vertices a mesh splits into: its distinct (vertex, UV) corners (`top`: only those
+// of vertices 4..7, the box's top).
+std::size_t distinctCorners(const Mesh& m, bool top = false) {
+  std::vector<std::pair<std::uint32_t, std::int32_t>> keys;
+  for (std::size_t k = 0; k < m.corner_vertices.size(); ++k)
+    if (!top || (m.corner_vertices[k] & 4)) keys.emplace_back(m.corner_vertices[k], m.corner_uvs[k]);
+  std::sort(keys.begin(), keys.end());
+  return static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
+// The box's skin: the bottom 4 vertices follow `low` fully, the top 4 `high` 0.75 and `low` 0.25.
+Skin boxSkin(std::uint16_t low, std::uint16_t high, std::size_t bones) {
+  Skin s;
+  s.vertex_count = 8;
+  s.bone_count = bones;
+  s.offsets.push_back(0);
+  for (int i = 0; i < 8; ++i) {
+    if (i & 4) {
+      s.bones.insert(s.bones.end(), {high, low});
+      s.weights.insert(s.weights.end(), {0.75f, 0.25f});
+    } else {
+      s.bones.push_back(low);
+      s.weights.push_back(1.0f);
+    }
+    s.offsets.push_back(static_cast<std::uint32_t>(s.bones.size()));
+  }
+  return s;
+}
+
+ExportMaterial visor() {
+  return {.name = "Visor", .base_color = {0.1f, 0.2f, 0.9f, 0.6f}, .metallic = 0.25, .roughness = 0.2,
+          .alpha_mode = AlphaMode::kMask, .alpha_cutoff = 0.4, .double_sided = true};
+}
+
+const Character& demo() {
+  static const Character c = [] {
+    auto loaded = loadCharacter(DataSource::builtinDemo(), {});
+    EXPECT_TRUE(loaded.ok()) << loaded.error().message;
+    return loaded.ok() ? std::move(*loaded) : Character{};
+  }();
+  return c;
+}
+
+// The demo body and a box around its head, skinned to neck and head, with a morph "Bulge" that
+// raises the box's top (5 cm up in the rig frame: +Y in the export frame).
+struct TwoMeshes {
+  ExportModel model;
+  Mesh box_mesh;
+  Skin box_skin;
+};
+
+const TwoMeshes& twoMeshes() {
+  static const TwoMeshes t = [] {
+    TwoMeshes out;
+    const Character& c = demo();
+    const Skeleton& s = c.fit.skeleton;
+    if (!c.has_skin) return out;
+    auto model = buildExportModel(c.mesh, s, &c.skin, &c.groups, {});
+    EXPECT_TRUE(model.ok()) << model.error().message;
+    if (!model) return out;
+    const int head = s.find("head"), neck = s.find("neck");
+    EXPECT_GE(head, 0);
+    EXPECT_GE(neck, 0);
+    out.box_mesh = box(s.heads[static_cast<std::size_t>(head)], 0.1);
+    out.box_skin = boxSkin(static_cast<std::uint16_t>(neck), static_cast<std::uint16_t>(head), s.size());
+    const Status added = addExportMesh(*model, s, out.box_mesh, out.box_skin, "Visor", visor(), {});
+    EXPECT_TRUE(added.ok()) << added.error().message;
+    const Status morph = addExportMorph(model->meshes[1], "Bulge", 8, std::vector<std::uint32_t>{4, 5, 6, 7},
+                                        std::vector<double>{0, 0, 0.05, 0, 0, 0.05, 0, 0, 0.05, 0, 0, 0.05});
+    EXPECT_TRUE(morph.ok()) << morph.error().message;
+    out.model = std::move(*model);
+    return out;
+  }();
+  return t;
+}
+
+// The same mesh added again comes out exactly as the body: one code path.
+TEST(AddExportMesh, TheBodysPath) {
+  const Character& c = demo();
+  ASSERT_TRUE(c.has_skin);
+  for (const bool deform_only : {false, true}) {
+    SCOPED_TRACE(deform_only ? "deform-only" : "every bone");
+    const ExportOptions o{.deform_only = deform_only};
+    auto model = buildExportModel(c.mesh, c.fit.skeleton, &c.skin, &c.groups, o);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const ExportModel before = *model;
+    ASSERT_TRUE(addExportMesh(*model, c.fit.skeleton, c.mesh, c.skin, "Copy", visor(), o, &c.groups).ok());
+    ASSERT_EQ(model->meshes.size(), 2u);
+    EXPECT_EQ(model->names, before.names);  // the same weights: the same skeleton
+    EXPECT_EQ(model->bind_local, before.bind_local);
+    const ExportMesh &a = model->meshes[0], &b = model->meshes[1];
+    EXPECT_EQ(a.name, "Body");
+    EXPECT_EQ(a.material.name, "Body");
+    EXPECT_EQ(b.name, "Copy");
+    EXPECT_EQ(b.material.name, "Visor");
+    EXPECT_EQ(b.material.alpha_mode, AlphaMode::kMask);
+    EXPECT_EQ(b.positions, a.positions);
+    EXPECT_EQ(b.normals, a.normals);
+    EXPECT_EQ(b.uvs, a.uvs);
+    EXPECT_EQ(b.triangles, a.triangles);
+    EXPECT_EQ(b.polygon_offsets, a.polygon_offsets);
+    EXPECT_EQ(b.polygon_corners, a.polygon_corners);
+    EXPECT_EQ(b.source_vertex, a.source_vertex);
+    EXPECT_EQ(b.skin.offsets, a.skin.offsets);
+    EXPECT_EQ(b.skin.bones, a.skin.bones);
+    EXPECT_EQ(b.skin.weights, a.skin.weights);
+    EXPECT_EQ(b.skin.bone_count, a.skin.bone_count);
+  }
+}
+
+// The box: positions (x, y, z) -> (x, z, -y); computed normals point out of the box; the skin
+// keeps the skeleton's bone indices (every bone exported).
+TEST(AddExportMesh, BoxInTheExportFrame) {
+  const TwoMeshes& t = twoMeshes();
+  ASSERT_EQ(t.model.meshes.size(), 2u);
+  const ExportMesh& b = t.model.meshes[1];
+  const Skeleton& s = demo().fit.skeleton;
+  EXPECT_EQ(t.model.names.size(), s.size());
+  EXPECT_EQ(b.vertexCount(), distinctCorners(t.box_mesh));
+  EXPECT_EQ(b.triangles.size(), 6u * 2 * 3);
+  EXPECT_EQ(b.polygon_offsets, (std::vector<std::uint32_t>{0, 4, 8, 12, 16, 20, 24}));
+  const Eigen::Vector3d center = s.heads[static_cast<std::size_t>(s.find("head"))];
+  for (std::size_t e = 0; e < b.vertexCount(); ++e) {
+    const std::uint32_t v = b.source_vertex[e];
+    EXPECT_EQ(b.positions[3 * e], t.box_mesh.positions[3 * v]);
+    EXPECT_EQ(b.positions[3 * e + 1], t.box_mesh.positions[3 * v + 2]);
+    EXPECT_EQ(b.positions[3 * e + 2], -t.box_mesh.positions[3 * v + 1]);
+    // A box corner's angle-weighted normal is its diagonal, outward.
+    const Eigen::Vector3d out(t.box_mesh.positions[3 * v] - center.x(), t.box_mesh.positions[3 * v + 2] - center.z(),
+                              -(t.box_mesh.positions[3 * v + 1] - center.y()));
+    const Eigen::Vector3d n(b.normals[3 * e], b.normals[3 * e + 1], b.normals[3 * e + 2]);
+    EXPECT_NEAR((n - out.normalized()).norm(), 0.0, 1e-6) << "vertex " << e;
+    ASSERT_EQ(b.skin.influenceCount(e), t.box_skin.influenceCount(v));
+    for (std::size_t k = 0; k < b.skin.influenceCount(e); ++k) {
+      EXPECT_EQ(b.skin.bones[b.skin.offsets[e] + k], t.box_skin.bones[t.box_skin.offsets[v] + k]);
+      EXPECT_EQ(b.skin.weights[b.skin.offsets[e] + k], t.box_skin.weights[t.box_skin.offsets[v] + k]);
+    }
+  }
+  ASSERT_EQ(b.morphs.size(), 1u);
+  EXPECT_EQ(b.morphs[0].name, "Bulge");
+  EXPECT_EQ(b.morphs[0].vertices.size(), distinctCorners(t.box_mesh, true));  // every export vertex of vertices 4..7
+  EXPECT_EQ(b.morphs[0].deltas[1], 0.05f);
+  EXPECT_TRUE(t.model.meshes[0].morphs.empty());
+  EXPECT_TRUE(validateExportModel(t.model).ok());
+}
+
+// Root -> spine -> (armL, armR); Root -> leg. The body weights armL and armR (and spine with 0):
+// the deform-only skeleton is spine, armL, armR. A mesh weighting leg makes it Root, armL, armR,
+// leg (Root now holds them together; spine no longer does): the body is remapped and its zero
+// influence on spine goes with spine.
+TEST(AddExportMesh, DeformOnlySkeletonGrowsForAnyMeshsWeights) {
+  Mesh tri;
+  tri.positions = {0, 0, 0, 1, 0, 0, 1, 0, 1};
+  tri.face_offsets = {0, 3};
+  tri.corner_vertices = {0, 1, 2};
+  const Skeleton sk = test::handSkeleton({"Root", "spine", "armL", "armR", "leg"}, {-1, 0, 1, 1, 0});
+  Skin body;
+  body.vertex_count = 3;
+  body.bone_count = 5;
+  body.offsets = {0, 1, 4, 5};
+  body.bones = {2, 3, 1, 2, 3};
+  body.weights = {1.0f, 0.6f, 0.0f, 0.4f, 1.0f};
+  const ExportOptions o{.deform_only = true};
+  auto m = buildExportModel(tri, sk, &body, nullptr, o);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->source_bones, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(m->parents, (std::vector<int>{-1, 0, 0}));
+  EXPECT_EQ(m->meshes[0].skin.bones, (std::vector<std::uint16_t>{1, 2, 0, 1, 2}));
+  EXPECT_EQ(m->weighted_bones, (std::vector<std::uint8_t>{0, 0, 1, 1, 0}));
+
+  // A mesh on bones already weighted leaves the skeleton as it is.
+  Skin arms = body;
+  ASSERT_TRUE(addExportMesh(*m, sk, tri, arms, "Sleeves", {}, o).ok());
+  EXPECT_EQ(m->source_bones, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(m->meshes[1].skin.bones, m->meshes[0].skin.bones);
+
+  Skin legs;
+  legs.vertex_count = 3;
+  legs.bone_count = 5;
+  legs.offsets = {0, 1, 2, 3};
+  legs.bones = {4, 4, 4};
+  legs.weights = {1.0f, 1.0f, 1.0f};
+  ASSERT_TRUE(addExportMesh(*m, sk, tri, legs, "Trousers", {}, o).ok());
+  EXPECT_EQ(m->source_bones, (std::vector<int>{0, 2, 3, 4}));
+  EXPECT_EQ(m->names, (std::vector<std::string>{"Root", "armL", "armR", "leg"}));
+  EXPECT_EQ(m->parents, (std::vector<int>{-1, 0, 0, 0}));
+  EXPECT_EQ(m->weighted_bones, (std::vector<std::uint8_t>{0, 0, 1, 1, 1}));
+  const Eigen::Matrix4d c = rigToExportFrame();
+  EXPECT_LT((m->bind_global[1] - c * sk.rest[2]).norm(), 1e-15);
+  EXPECT_LT((m->bind_local[1] - (c * sk.rest[0]).inverse() * (c * sk.rest[2])).norm(), 1e-14);
+  ASSERT_EQ(m->meshes.size(), 3u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const Skin& s = m->meshes[k].skin;
+    EXPECT_EQ(s.offsets, (std::vector<std::uint32_t>{0, 1, 3, 4})) << k;
+    EXPECT_EQ(s.bones, (std::vector<std::uint16_t>{1, 2, 1, 2})) << k;
+    EXPECT_EQ(s.weights, (std::vector<float>{1.0f, 0.6f, 0.4f, 1.0f})) << k;
+    EXPECT_EQ(s.bone_count, 4u);
+  }
+  EXPECT_EQ(m->meshes[2].skin.bones, (std::vector<std::uint16_t>{3, 3, 3}));
+  EXPECT_TRUE(validateExportModel(*m).ok());
+}
+
+// Errors leave the model as it was.
+TEST(AddExportMesh, ErrorsLeaveTheModelUnchanged) {
+  const Character& c = demo();
+  ASSERT_TRUE(c.has_skin);
+  const Skeleton& s = c.fit.skeleton;
+  auto model = buildExportModel(c.mesh, s, &c.skin, &c.groups, {});
+  ASSERT_TRUE(model.ok());
+  const std::size_t vertices = model->meshes[0].vertexCount();
+  const Mesh b = box(Eigen::Vector3d(0, 0, 1), 0.1);
+  const Skin skin = boxSkin(0, 1, s.size());
+  auto expectError = [&](const Status& st, ErrorCode code, const std::string& message) {
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().code, code);
+    EXPECT_EQ(st.error().message, message);
+    EXPECT_EQ(model->meshes.size(), 1u);
+    EXPECT_EQ(model->meshes[0].vertexCount(), vertices);
+    EXPECT_EQ(model->names.size(), s.size());
+  };
+  Skin short_skin = skin;
+  short_skin.vertex_count = 7;
+  expectError(addExportMesh(*model, s, b, short_skin, "Box", {}, {}), ErrorCode::kMismatch,
+              "export: mesh \"Box\": the skin is for 7 vertices, the mesh has 8");
+  std::vector<Eigen::Matrix4d> moved = s.rest;
+  moved[3](0, 3) += 0.01;
+  expectError(addExportMesh(*model, s, b, skin, "Box", {}, {}, nullptr, {}, moved), ErrorCode::kUsage,
+              "export: mesh \"Box\": the skeleton or its bind pose is not the model's (bone " + model->names[3] + ")");
+  expectError(addExportMesh(*model, s, b, skin, "Box", {}, {.deform_only = true}), ErrorCode::kUsage,
+              "export: mesh \"Box\": the model was built with every bone; add the mesh the same way");
+  expectError(addExportMesh(*model, s, b, skin, "Box", {}, {}, nullptr, std::vector<float>(3, 0.0f)), ErrorCode::kUsage,
+              "export: mesh \"Box\": positions do not match the mesh");
+  auto deform = buildExportModel(c.mesh, s, &c.skin, &c.groups, {.deform_only = true});
+  ASSERT_TRUE(deform.ok());
+  const Status st = addExportMesh(*deform, s, b, skin, "Box", {}, {});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "export: mesh \"Box\": the model was built deform-only; add the mesh the same way");
+  EXPECT_EQ(deform->meshes.size(), 1u);
+}
+
+// `rigfit export --base-color` with alpha below 1 makes the body's material blend.
+TEST(AddExportMesh, CharacterBaseColourAlphaBlends) {
+  const Character& c = demo();
+  ASSERT_TRUE(c.has_skin);
+  for (const float alpha : {1.0f, 0.5f}) {
+    CharacterExportOptions o;
+    o.base_color = {0.9f, 0.5f, 0.25f, alpha};
+    auto glb = exportCharacter(DataSource::builtinDemo(), c, {}, o);
+    ASSERT_TRUE(glb.ok()) << glb.error().message;
+    const tinygltf::Model g = test::loadGlb(glb->main);
+    ASSERT_EQ(g.materials.size(), 1u);
+    EXPECT_EQ(g.materials[0].alphaMode, alpha < 1.0f ? "BLEND" : "OPAQUE");
+    EXPECT_EQ(g.materials[0].pbrMetallicRoughness.baseColorFactor[3], double(alpha));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two meshes as glTF and G4MF
+
+using test::accessorData;
+using test::loadGltf;
+
+TEST(TwoMeshes, GltfReadBack) {
+  const TwoMeshes& t = twoMeshes();
+  const ExportModel& model = t.model;
+  ASSERT_EQ(model.meshes.size(), 2u);
+  const std::size_t nb = model.names.size();
+  for (const int bits : {0, 8}) {
+    const GltfSkins skins = gltfSkins(model, 4, bits);
+    ASSERT_EQ(skins.streams.size(), 2u);
+    for (GltfContainer container : {GltfContainer::kGlb, GltfContainer::kGltfEmbedded}) {
+      SCOPED_TRACE(std::to_string(bits) + (container == GltfContainer::kGlb ? " .glb" : " .gltf"));
+      auto files = writeGltf(model, skins.streams, {.container = container, .rig_name = "demo"});
+      ASSERT_TRUE(files.ok()) << files.error().message;
+      const tinygltf::Model g = loadGltf(files->main, container == GltfContainer::kGlb);
+      // Both meshes, each on its own node under the scene, both skinned by the one skin.
+      ASSERT_EQ(g.meshes.size(), 2u);
+      EXPECT_EQ(g.meshes[0].name, "Body");
+      EXPECT_EQ(g.meshes[1].name, "Visor");
+      ASSERT_EQ(g.scenes.size(), 1u);
+      EXPECT_EQ(g.scenes[0].nodes, (std::vector<int>{0, static_cast<int>(nb) + 1, static_cast<int>(nb) + 2}));
+      for (int m = 0; m < 2; ++m) {
+        const tinygltf::Node& node = g.nodes[nb + 1 + static_cast<std::size_t>(m)];
+        EXPECT_EQ(node.name, g.meshes[static_cast<std::size_t>(m)].name);
+        EXPECT_EQ(node.mesh, m);
+        EXPECT_EQ(node.skin, 0);
+        EXPECT_TRUE(node.translation.empty() && node.rotation.empty() && node.scale.empty() && node.matrix.empty());
+      }
+      ASSERT_EQ(g.skins.size(), 1u);
+      const tinygltf::Skin& skin = g.skins[0];
+      ASSERT_EQ(skin.joints.size(), nb);
+      for (std::size_t j = 0; j < nb; ++j) EXPECT_EQ(skin.joints[j], static_cast<int>(1 + j));
+      EXPECT_EQ(skin.skeleton, 1);  // the demo's single root bone
+      // Inverse bind matrices, once: each inverts its joint's bind global.
+      const tinygltf::Accessor& ibm_acc = g.accessors[static_cast<std::size_t>(skin.inverseBindMatrices)];
+      EXPECT_EQ(ibm_acc.count, nb);
+      const float* ibm = accessorData<float>(g, skin.inverseBindMatrices);
+      for (std::size_t j = 0; j < nb; ++j) {
+        Eigen::Matrix4f inv;
+        for (int c = 0; c < 4; ++c)
+          for (int r = 0; r < 4; ++r) inv(r, c) = ibm[16 * j + 4 * static_cast<std::size_t>(c) + static_cast<std::size_t>(r)];
+        EXPECT_LT((inv.cast<double>() * model.bind_global[j] - Eigen::Matrix4d::Identity()).norm(), 1e-5) << model.names[j];
+      }
+      // Each mesh's joints and weights are its own streams, as given.
+      for (int m = 0; m < 2; ++m) {
+        const tinygltf::Primitive& p = g.meshes[static_cast<std::size_t>(m)].primitives[0];
+        const std::size_t nv = model.meshes[static_cast<std::size_t>(m)].vertexCount();
+        EXPECT_EQ(g.accessors[static_cast<std::size_t>(p.attributes.at("POSITION"))].count, nv);
+        EXPECT_EQ(p.material, m);
+        const std::uint8_t* j = accessorData<std::uint8_t>(g, p.attributes.at("JOINTS_0"));
+        const GltfSkinStreams& s = skins.streams[static_cast<std::size_t>(m)];
+        for (std::size_t i = 0; i < 4 * nv; ++i) {
+          const bool weighted = bits ? s.quantized_weights[i] != 0 : s.weights[i] != 0.0f;  // empty slots point at joint 0
+          ASSERT_EQ(j[i], weighted ? s.joints[i] : 0) << "mesh " << m << " slot " << i;
+        }
+        if (bits == 0) {
+          const float* w = accessorData<float>(g, p.attributes.at("WEIGHTS_0"));
+          for (std::size_t i = 0; i < 4 * nv; ++i) ASSERT_EQ(w[i], s.weights[i]) << "mesh " << m << " slot " << i;
+        } else {
+          const std::uint8_t* w = accessorData<std::uint8_t>(g, p.attributes.at("WEIGHTS_0"));
+          for (std::size_t i = 0; i < 4 * nv; ++i) ASSERT_EQ(w[i], s.quantized_weights[i]) << "mesh " << m << " slot " << i;
+        }
+      }
+      // The box: top vertices 0.75 head + 0.25 neck, by name.
+      const tinygltf::Primitive& bp = g.meshes[1].primitives[0];
+      const std::uint8_t* bj = accessorData<std::uint8_t>(g, bp.attributes.at("JOINTS_0"));
+      const ExportMesh& boxm = model.meshes[1];
+      for (std::size_t e = 0; e < boxm.vertexCount(); ++e) {
+        const bool top = boxm.source_vertex[e] & 4;
+        EXPECT_EQ(g.nodes[static_cast<std::size_t>(skin.joints[bj[4 * e]])].name, top ? "head" : "neck");
+        if (top) {
+          EXPECT_EQ(g.nodes[static_cast<std::size_t>(skin.joints[bj[4 * e + 1]])].name, "neck");
+        }
+      }
+      // Materials: the body's default and the box's own.
+      ASSERT_EQ(g.materials.size(), 2u);
+      EXPECT_EQ(g.materials[0].name, "Body");
+      EXPECT_EQ(g.materials[0].alphaMode, "OPAQUE");
+      EXPECT_FALSE(g.materials[0].doubleSided);
+      const tinygltf::Material& v = g.materials[1];
+      EXPECT_EQ(v.name, "Visor");
+      EXPECT_EQ(v.alphaMode, "MASK");
+      EXPECT_EQ(v.alphaCutoff, 0.4);
+      EXPECT_TRUE(v.doubleSided);
+      EXPECT_EQ(v.pbrMetallicRoughness.baseColorFactor, (std::vector<double>{0.1f, 0.2f, 0.9f, 0.6f}));
+      EXPECT_EQ(v.pbrMetallicRoughness.metallicFactor, 0.25);
+      EXPECT_EQ(v.pbrMetallicRoughness.roughnessFactor, 0.2);
+      // Morph targets per mesh.
+      EXPECT_TRUE(g.meshes[0].primitives[0].targets.empty());
+      ASSERT_EQ(bp.targets.size(), 1u);
+      EXPECT_EQ(g.meshes[1].weights, (std::vector<double>{0.0}));
+      EXPECT_EQ(g.meshes[1].extras.Get("targetNames").Get(0).Get<std::string>(), "Bulge");
+      const tinygltf::Accessor& target = g.accessors[static_cast<std::size_t>(bp.targets[0].at("POSITION"))];
+      EXPECT_TRUE(target.sparse.isSparse);
+      EXPECT_EQ(static_cast<std::size_t>(target.sparse.count), distinctCorners(t.box_mesh, true));
+      EXPECT_EQ(target.maxValues, (std::vector<double>{0, 0.05f, 0}));
+    }
+  }
+  // One set of streams per mesh.
+  const GltfSkins skins = gltfSkins(model, 4);
+  EXPECT_FALSE(writeGltf(model, std::span<const GltfSkinStreams>(skins.streams).first(1), {}).ok());
+  EXPECT_EQ(writeGltf(model, skins.streams[0], {}).error().message, "glTF: 1 skin streams for 2 meshes");
+}
+
+TEST(TwoMeshes, G4mf) {
+  const TwoMeshes& t = twoMeshes();
+  const ExportModel& model = t.model;
+  ASSERT_EQ(model.meshes.size(), 2u);
+  const std::size_t nb = model.names.size();
+  ExportModel body_only = model;
+  body_only.meshes.pop_back();
+  for (const G4mfContainer container : {G4mfContainer::kText, G4mfContainer::kBinary}) {
+    auto bytes = writeG4mf(model, {.container = container, .rig_name = "demo"});
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+    const auto issues = validateG4mf(*bytes, "two");
+    for (const G4mfIssue& i : issues) ADD_FAILURE() << i.path << ": " << i.message;
+    // The reader takes the first skinned mesh: the body, as in a file of the body alone.
+    auto d = readG4mf(*bytes, "two");
+    auto alone = readG4mf(*writeG4mf(body_only, {.container = container, .rig_name = "demo"}), "body");
+    ASSERT_TRUE(d.ok() && alone.ok());
+    EXPECT_EQ(d->mesh_node_name, "Body");
+    EXPECT_EQ(d->positions, alone->positions);
+    EXPECT_EQ(d->triangles, alone->triangles);
+    EXPECT_EQ(d->skin_groups, alone->skin_groups);
+    EXPECT_EQ(d->skin_weights, alone->skin_weights);
+    EXPECT_EQ(d->bone_names, alone->bone_names);
+    if (container != G4mfContainer::kText) continue;
+    // The document: both mesh nodes are children of the skeleton (so it skins them), each mesh
+    // has a skin with the same group names, its own material and its blend shapes.
+    auto doc = parseJson(*bytes, "two.g4tf");
+    ASSERT_TRUE(doc.ok());
+    const auto& nodes = doc->find("nodes")->items();
+    ASSERT_EQ(nodes.size(), 2 + nb + 2);
+    const std::int64_t body_node = static_cast<std::int64_t>(2 + nb), box_node = body_node + 1;
+    const auto& children = nodes[1].find("children")->items();
+    ASSERT_GE(children.size(), 2u);
+    EXPECT_EQ(children[children.size() - 2].asInt(), body_node);
+    EXPECT_EQ(children.back().asInt(), box_node);
+    EXPECT_EQ(nodes[1].find("skeleton")->find("joints")->size(), nb);
+    EXPECT_EQ(nodes[static_cast<std::size_t>(box_node)].find("name")->asString(), "Visor");
+    EXPECT_EQ(nodes[static_cast<std::size_t>(box_node)].find("meshInstance")->find("mesh")->asInt(), 1);
+    const auto& meshes = doc->find("meshes")->items();
+    ASSERT_EQ(meshes.size(), 2u);
+    EXPECT_EQ(meshes[1].find("name")->asString(), "VisorMesh");
+    EXPECT_EQ(writeJson(*meshes[1].find("skin")->find("groupNames")), writeJson(*meshes[0].find("skin")->find("groupNames")));
+    EXPECT_EQ(meshes[1].find("surfaces")->items()[0].find("material")->asInt(), 1);
+    EXPECT_EQ(meshes[1].find("blend")->find("shapes")->items()[0].find("name")->asString(), "Bulge");
+    EXPECT_FALSE(meshes[0].contains("blend"));
+    const auto& materials = doc->find("materials")->items();
+    ASSERT_EQ(materials.size(), 2u);
+    EXPECT_EQ(materials[0].find("name")->asString(), "BodyMaterial");
+    // "Visor" is the box's node: its material is named apart.
+    EXPECT_EQ(materials[1].find("name")->asString(), "VisorMaterial");
+    const Json& color = *materials[1].find("baseColor")->find("factor");
+    ASSERT_EQ(color.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(color.items()[i].asDouble(), double(visor().base_color[i]));
+    EXPECT_EQ(writeJson(*materials[1].find("orm")->find("factor"), {.indent = -1}), "[0.0, 0.2, 0.25]");
+    EXPECT_EQ(writeJson(*materials[1].find("extras"), {.indent = -1, .sort_keys = false}),
+              R"({"alphaMode": "MASK", "alphaCutoff": 0.4, "doubleSided": true})");
+  }
+}
+
+// Writes the two-mesh character as .glb, .gltf (+ .bin), embedded .gltf, .g4tf, .g4b and Zstd
+// .g4b into $RIGFIT_EXPORT_SAMPLES (else a temporary folder) for tests/export/two_meshes.sh, which
+// runs the Khronos glTF-Validator, `rigfit validate`, the G4MF schemas and the G4MF rule checker.
+TEST(TwoMeshes, WriteSamples) {
+  const TwoMeshes& t = twoMeshes();
+  ASSERT_EQ(t.model.meshes.size(), 2u);
+  const char* env = std::getenv("RIGFIT_EXPORT_SAMPLES");
+  const std::filesystem::path dir = env && *env ? std::filesystem::path(env) : std::filesystem::temp_directory_path() / "rigfit_two_meshes";
+  std::filesystem::create_directories(dir);
+  const GltfSkins skins = gltfSkins(t.model, 4, 8);
+  auto put = [&](const std::string& name, const std::string& bytes) {
+    ASSERT_FALSE(bytes.empty()) << name;
+    ASSERT_TRUE(writeFileAtomic((dir / name).string(), bytes).ok()) << name;
+  };
+  for (auto [container, name] : {std::pair{GltfContainer::kGlb, "two_meshes.glb"}, {GltfContainer::kGltf, "two_meshes.gltf"},
+                                 {GltfContainer::kGltfEmbedded, "two_meshes.embedded.gltf"}}) {
+    auto files = writeGltf(t.model, skins.streams, {.container = container, .bin_name = "two_meshes.bin", .rig_name = "demo"});
+    ASSERT_TRUE(files.ok()) << files.error().message;
+    put(name, files->main);
+    if (container == GltfContainer::kGltf) put("two_meshes.bin", files->bin);
+  }
+  for (auto [container, zstd, name] : {std::tuple{G4mfContainer::kText, false, "two_meshes.g4tf"}, {G4mfContainer::kBinary, false, "two_meshes.g4b"},
+                                       {G4mfContainer::kBinary, true, "two_meshes.zstd.g4b"}}) {
+    auto bytes = writeG4mf(t.model, {.container = container, .zstd = zstd, .rig_name = "demo"});
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+    put(name, *bytes);
+  }
+}
+
+}  // namespace
+}  // namespace rigfit
