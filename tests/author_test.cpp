@@ -706,6 +706,8 @@ TEST(AuthorSources, GltfWithoutSkeleton) {
   auto no_asset = parseGltfSkeleton(R"({"nodes": [{"name": "x"}], "skins": [{"joints": [0]}]})", "a.gltf");
   ASSERT_FALSE(no_asset.ok());
   expectOneLine(no_asset.error(), "a.gltf: (document): \"asset\" object not found");
+}
+
 // Without extras.length the tail is extras.tail (glTF frame): an object {x, y, z} as rigfit writes
 // it, or an array as it wrote before.
 TEST(AuthorSources, GltfExtrasTailObjectOrArray) {
@@ -722,7 +724,7 @@ TEST(AuthorSources, GltfExtrasTailObjectOrArray) {
     EXPECT_EQ(src->bones[0].roll, 0.5);
     EXPECT_EQ(src->bones[0].tail, Eigen::Vector3d(0.25, 0.5, 1.5));  // glTF (x, y, z) -> rig (x, -z, y)
   }
-  auto bad = parseGltfSkeleton(R"({"nodes": [{"name": "Armature", "children": [1]}, {"name": "a", "extras": {"tail": {"x": 0, "y": "1", "z": 0}}}]})",
+  auto bad = parseGltfSkeleton(R"({"asset": {"version": "2.0"}, "nodes": [{"name": "Armature", "children": [1]}, {"name": "a", "extras": {"tail": {"x": 0, "y": "1", "z": 0}}}]})",
                                "b.gltf");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message, "b.gltf: nodes[1].extras.tail.y: expected a finite number");
