@@ -4,15 +4,19 @@
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <tuple>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "rigfit/author.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/export_model.hpp"
+#include "rigfit/file_io.hpp"
 #include "rigfit/fit.hpp"
 #include "rigfit/gltf.hpp"
 #include "rigfit/shape.hpp"
@@ -414,6 +418,43 @@ TEST(AuthorShipped, ThirdPartyGltfSkeletonFollowsShapedBodies) {
   auto via_fit = saveRig(original, placementsFromSkeleton(s), b.info);
   ASSERT_TRUE(via_glb.ok() && via_fit.ok());
   EXPECT_EQ(writeRig(*via_glb), writeRig(*via_fit));
+
+  // The .gltf with its .bin beside it (`rigfit export --out x.gltf`), read from disk as
+  // `save-rig --from x.gltf` does, and the .glb file: the same skeleton and the same rig.
+  const auto dir = std::filesystem::temp_directory_path() / ("rigfit_third_party_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  go.container = GltfContainer::kGltf;
+  go.bin_name = "exported.bin";
+  auto separate = writeGltf(*model, streams, go);
+  ASSERT_TRUE(separate.ok()) << separate.error().message;
+  const std::string gltf_path = (dir / "exported.gltf").string(), glb_path = (dir / "exported.glb").string();
+  ASSERT_TRUE(writeFileAtomic(gltf_path, separate->main).ok());
+  ASSERT_TRUE(writeFileAtomic((dir / "exported.bin").string(), separate->bin).ok());
+  ASSERT_TRUE(writeFileAtomic(glb_path, glb->main).ok());
+  EXPECT_FALSE(parseGltfSkeleton(separate->main, gltf_path).ok());  // from memory the .bin is not read
+  auto from_gltf_file = readGltfSkeleton(gltf_path);
+  auto from_glb_file = readGltfSkeleton(glb_path);
+  ASSERT_TRUE(from_gltf_file.ok()) << from_gltf_file.error().message;
+  ASSERT_TRUE(from_glb_file.ok()) << from_glb_file.error().message;
+  for (const SkeletonSource* read : {&*from_gltf_file, &*from_glb_file}) {
+    ASSERT_EQ(read->bones.size(), from_glb->bones.size());
+    for (std::size_t i = 0; i < read->bones.size(); ++i) {
+      const BonePlacement &p = read->bones[i], &q = from_glb->bones[i];
+      EXPECT_EQ(std::tie(p.name, p.parent, p.roll), std::tie(q.name, q.parent, q.roll));
+      EXPECT_EQ(p.head, q.head) << p.name;
+      EXPECT_EQ(p.tail, q.tail) << p.name;
+    }
+    auto via_file = saveRig(original, read->bones, b.info);
+    ASSERT_TRUE(via_file.ok());
+    EXPECT_EQ(writeRig(*via_file), writeRig(*via_fit));
+  }
+  // Without its .bin, one line naming it.
+  std::filesystem::remove(dir / "exported.bin");
+  auto no_bin = readGltfSkeleton(gltf_path);
+  ASSERT_FALSE(no_bin.ok());
+  EXPECT_EQ(no_bin.error().message,
+            gltf_path + ": buffers[0].uri: cannot open \"" + (dir / "exported.bin").string() + "\": No such file or directory");
+  std::filesystem::remove_all(dir);
 
   // Rename every bone and move the armature by 2 mm; with extras kept (length, roll: a rigfit
   // export) and dropped (a DCC tool's export: tails guessed from the children).

@@ -1,7 +1,7 @@
 // glTF 2.0 writer: a skinned character (ExportModel: one skeleton, its meshes) as .glb, or .gltf
 // with a .bin beside it or embedded as a data URI. Valid under the Khronos glTF-Validator with no
-// warnings. And the skeleton reader: the joints of a .glb / .gltf as bone positions for rig
-// authoring.
+// warnings. And the skeleton reader: the joints of a .glb / .gltf (from memory, or from a file
+// with its .bin beside it) as bone positions for rig authoring.
 #pragma once
 
 #include <cstdint>
@@ -87,9 +87,18 @@ struct GltfFiles {
 /// the child joint nearest to the +Y axis, else (a leaf) at its parent's length. The roll is
 /// extras.roll when present (rigfit's exports), else that of the joint's frame; names are
 /// extras.name when present (rigfit keeps MakeHuman's names there), else the node name.
-/// No other file is opened: a buffer stored in another file (a .gltf with its .bin beside it) is
-/// an error; images are neither decoded nor opened. Errors name the file and the byte offset
-/// (GLB container, JSON syntax) or the JSON path.
+/// No file is opened: a buffer stored in another file (a .gltf with its .bin beside it) is an
+/// error (readGltfSkeleton reads those); images are neither decoded nor opened. Errors name the
+/// file (`label`) and the byte offset (GLB container, JSON syntax) or the JSON path.
 [[nodiscard]] Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_view label);
+
+/// The skeleton of the .glb / .gltf file at `path`, as parseGltfSkeleton, with the buffers stored
+/// in other files read from the file's folder: each buffers[i].uri that is not a data: URI is
+/// percent-decoded and must be a relative path to a file in that folder or below (no scheme, not
+/// absolute, no ".." segment; symbolic links are followed). The file must hold at least
+/// byteLength bytes (its size is checked before anything is allocated) and its first byteLength
+/// bytes are read. No other file is opened; images are neither decoded nor opened. Errors name
+/// `path` and buffers[i].uri on one line.
+[[nodiscard]] Expected<SkeletonSource> readGltfSkeleton(const std::string& path);
 
 }  // namespace rigfit

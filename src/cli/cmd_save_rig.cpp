@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "cli/author_body.hpp"
-#include "core/file_io.hpp"
 #include "rigfit/fit.hpp"
 #include "rigfit/gltf.hpp"
 
@@ -37,9 +36,7 @@ Expected<Source> readSource(const SaveRigArgs& a, const DataSource& data, const 
   if (!is_file && (a.from.find('/') != std::string::npos || endsWith(a.from, ".json") || endsWith(a.from, ".glb") || endsWith(a.from, ".gltf")))
     return makeError(ErrorCode::kIo, a.from + ": no such file");
   if (is_file && (endsWith(a.from, ".glb") || endsWith(a.from, ".gltf"))) {
-    auto bytes = readFile(a.from);
-    if (!bytes) return bytes.error();
-    auto sk = parseGltfSkeleton(*bytes, a.from);
+    auto sk = readGltfSkeleton(a.from);  // with the buffer files beside it
     if (!sk) return sk.error();
     s.skeleton = std::move(*sk);
     return s;

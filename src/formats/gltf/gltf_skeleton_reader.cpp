@@ -1,21 +1,33 @@
 // glTF skeleton reader: the joints of a .glb / .gltf as bone placements for rig authoring. tinygltf
 // parses the file from memory; rigfit checks the container's lengths first (errors name the byte,
-// and no chunk length can take a read past the caller's buffer), refuses every file-system access
-// (external buffers are an error, external images are skipped) and decodes no image.
+// and no chunk length can take a read past the caller's buffer) and answers tinygltf's file-system
+// callbacks itself: from memory every access is refused (external buffers are an error); from a
+// file, only the buffer files the document names, in its folder, are read. External images are
+// skipped and no image is decoded.
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <exception>
+#include <filesystem>
 #include <limits>
+#include <new>
 #include <optional>
 #include <unordered_map>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <Eigen/Geometry>
 #include <tiny_gltf.h>
 
 #include "rigfit/bone_frame.hpp"
+#include "rigfit/file_io.hpp"
 #include "rigfit/gltf.hpp"
 
 namespace rigfit {
@@ -138,14 +150,168 @@ Expected<std::uint32_t> checkGlb(std::string_view bytes, std::string_view label,
   return length;
 }
 
+// A buffer stored in a file of its own: buffers[index] of the document, read from `path`.
+struct BufferFile {
+  std::size_t index = 0;
+  std::string path;  // the glTF file's folder joined with the percent-decoded URI
+  std::size_t byte_length = 0;
+};
+
+// The buffer files of a document read from disk, for tinygltf's file-system callbacks. tinygltf
+// parses the buffers in document order and asks for each external one by its own decoding of the
+// URI (tinygltfName); the files for one name are handed out in that order. Any other name (an
+// image's, or the current folder tinygltf tries second) does not exist for it.
+struct BufferFiles {
+  std::string_view label;
+  std::unordered_map<std::string, std::deque<BufferFile>> pending;
+  std::optional<Error> error;  // the first failure reading one
+};
+
+// A name for a message: control bytes as '?', cut to about 120 bytes, quoted.
+std::string shown(std::string_view name) {
+  std::string out(utf8Prefix(name, 120));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  if (out.size() < name.size()) out += "...";
+  return "\"" + out + "\"";
+}
+
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// RFC 3986 percent-decoding: "%XY" with two hex digits is that byte; anything else (a '%' not
+// followed by two, '+') stays as written (rigfit's writer puts the .bin's name in unescaped).
+std::string percentDecoded(std::string_view uri) {
+  std::string out;
+  out.reserve(uri.size());
+  for (std::size_t i = 0; i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size() && hexDigit(uri[i + 1]) >= 0 && hexDigit(uri[i + 2]) >= 0) {
+      out += static_cast<char>(hexDigit(uri[i + 1]) * 16 + hexDigit(uri[i + 2]));
+      i += 2;
+    } else {
+      out += uri[i];
+    }
+  }
+  return out;
+}
+
+// The name tinygltf 2.7 asks the callbacks for (its dlib::urldecode: '+' as a space, "%XY" with
+// a non-hex digit counted as 0, a '%' among the last two bytes kept). Only a key: the file is
+// found by percentDecoded.
+std::string tinygltfName(std::string_view uri) {
+  std::string out;
+  out.reserve(uri.size());
+  for (std::size_t i = 0; i < uri.size(); ++i) {
+    if (uri[i] == '+') {
+      out += ' ';
+    } else if (uri[i] == '%' && uri.size() > i + 2) {
+      out += static_cast<char>(std::max(hexDigit(uri[i + 1]), 0) * 16 + std::max(hexDigit(uri[i + 2]), 0));
+      i += 2;
+    } else {
+      out += uri[i];
+    }
+  }
+  return out;
+}
+
+// Why a buffer's URI (`uri` as written, `name` decoded) names no file in the glTF file's folder or
+// below, or nothing when it does.
+std::optional<std::string> notInFolder(std::string_view uri, std::string_view name) {
+  constexpr std::string_view kOnly = " (only files in the glTF file's folder or below are read)";
+  const std::size_t colon = uri.find(':');
+  if (colon != std::string_view::npos && colon > 0 && colon < uri.find_first_of("/?#") &&
+      std::all_of(uri.begin(), uri.begin() + static_cast<std::ptrdiff_t>(colon),
+                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'; }) &&
+      std::isalpha(static_cast<unsigned char>(uri[0])))
+    return "a URI with a scheme" + std::string(kOnly);
+  if (name.empty()) return std::string("an empty file name");
+  if (name.find('\0') != std::string_view::npos) return std::string("a file name with a NUL byte");
+  if (name.front() == '/' || name.front() == '\\') return "an absolute path" + std::string(kOnly);
+  for (std::size_t at = 0; at <= name.size();) {
+    const std::size_t end = std::min(name.find_first_of("/\\", at), name.size());
+    if (name.substr(at, end - at) == "..") return "a path through \"..\"" + std::string(kOnly);
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+// The buffers of `doc` stored in files, relative to `folder`. A .gltf buffer needs a URI; a .glb
+// buffer without one is the BIN chunk. Errors name buffers[i].uri.
+Status collectBufferFiles(const Json& doc, bool glb, const std::filesystem::path& folder, BufferFiles& files) {
+  const Json* buffers = doc.isObject() ? doc.find("buffers") : nullptr;
+  if (!buffers || !buffers->isArray()) return {};
+  for (std::size_t i = 0; i < buffers->size(); ++i) {
+    const Json& b = buffers->items()[i];
+    if (!b.isObject()) continue;  // tinygltf reports it
+    const std::string path = jsonPathIndex("buffers", i);
+    const Json* uri = b.find("uri");
+    if (!uri || !uri->isString() || uri->asString().empty()) {
+      if (glb) continue;
+      return fail(ErrorCode::kSchema, files.label, path, "no uri (a .gltf keeps each buffer in a file or a data: URI)");
+    }
+    const std::string& u = uri->asString();
+    if (tinygltf::IsDataURI(u)) continue;
+    const std::string name = percentDecoded(u);
+    if (auto why = notInFolder(u, name)) return fail(ErrorCode::kUnsupported, files.label, path + ".uri", shown(u) + ": " + *why);
+    // tinygltf refuses a byteLength that is not an unsigned integer before it asks for the file;
+    // one too large for rigfit's integers is more than any file holds.
+    const Json* length = b.find("byteLength");
+    BufferFile f;
+    f.index = i;
+    f.path = folder.empty() ? name : (folder / name).string();
+    f.byte_length = length && length->isInt() && length->asInt() >= 0 ? static_cast<std::size_t>(length->asInt())
+                                                                       : std::numeric_limits<std::size_t>::max();
+    files.pending[tinygltfName(u)].push_back(std::move(f));
+  }
+  return {};
+}
+
+// Reads the first byte_length bytes of a buffer file: its size is checked before anything is
+// allocated, and a longer file is read only that far (glTF lets a file hold more than its buffer).
+Status readBufferFile(const BufferFile& f, std::string_view label, std::vector<unsigned char>& out) {
+  const std::string where = jsonPathIndex("buffers", f.index) + ".uri";
+  const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(ErrorCode::kIo, label, where, "cannot open " + shown(f.path) + ": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return fail(ErrorCode::kIo, label, where, shown(f.path) + " is not a regular file");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size < f.byte_length) {
+    const std::string declared =
+        f.byte_length == std::numeric_limits<std::size_t>::max() ? std::string("its byteLength") : "its byteLength of " + std::to_string(f.byte_length);
+    return fail(ErrorCode::kRange, label, where, shown(f.path) + " has " + std::to_string(size) + " bytes, fewer than " + declared);
+  }
+  try {
+    out.resize(f.byte_length);
+  } catch (const std::bad_alloc&) {
+    return fail(ErrorCode::kIo, label, where, shown(f.path) + ": cannot hold its " + std::to_string(f.byte_length) + " bytes in memory");
+  }
+  for (std::size_t done = 0; done < f.byte_length;) {
+    const ssize_t n = ::read(fd, out.data() + done, f.byte_length - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(ErrorCode::kIo, label, where, shown(f.path) + ": read failed at byte " + std::to_string(done));  // or it shrank
+    done += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
 // tinygltf's error as one line. A JSON syntax error (nlohmann's "parse error at line L, column C")
 // is located as rigfit's JSON reader does it; `json_at` is where the JSON text starts in the file.
-Error loadError(std::string_view label, const std::string& err, std::string_view json, std::size_t json_at, bool glb) {
+// `files`: the document was read from a file (its buffer files are read).
+Error loadError(std::string_view label, const std::string& err, std::string_view json, std::size_t json_at, bool glb, bool files) {
   std::string_view e = err;
   constexpr std::string_view kNotFound = "File not found : ";
   if (e.substr(0, kNotFound.size()) == kNotFound) {
     std::string_view name = e.substr(kNotFound.size());
     name = name.substr(0, name.find('\n'));
+    if (files) return fail(ErrorCode::kIo, label, "buffers", shown(name) + " was not found");
     return fail(ErrorCode::kUnsupported, label, "buffers",
                 "\"" + oneLine(name) + "\" is a separate file, which is not read (the reader takes one file: a .glb, or a .gltf "
                                        "with embedded data: URIs)");
@@ -177,8 +343,8 @@ Error loadError(std::string_view label, const std::string& err, std::string_view
   return fail(ErrorCode::kSchema, label, "(document)", what.empty() ? "not a glTF file tinygltf can read" : what);
 }
 
-// No file is opened: a buffer naming another file fails ("File not found"), an image naming one is
-// skipped with a warning, and no image is decoded.
+// From memory no file is opened: a buffer naming another file fails ("File not found"), an image
+// naming one is skipped with a warning, and no image is decoded.
 bool noFile(const std::string&, void*) { return false; }
 std::string samePath(const std::string& path, void*) { return path; }
 bool noRead(std::vector<unsigned char>*, std::string* err, const std::string&, void*) {
@@ -191,7 +357,31 @@ bool noWrite(std::string* err, const std::string&, const std::vector<unsigned ch
 }
 bool noImage(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) { return true; }
 
-Expected<tinygltf::Model> loadModel(std::string_view bytes, std::string_view label) {
+// From a file: the buffer files collected for the document, each read once, in document order.
+bool bufferExists(const std::string& name, void* user) {
+  const auto& pending = static_cast<const BufferFiles*>(user)->pending;
+  const auto it = pending.find(name);
+  return it != pending.end() && !it->second.empty();
+}
+bool readBuffer(std::vector<unsigned char>* out, std::string* err, const std::string& name, void* user) {
+  auto* files = static_cast<BufferFiles*>(user);
+  const auto it = files->pending.find(name);
+  if (it == files->pending.end() || it->second.empty()) {
+    if (err) *err = "not read";
+    return false;
+  }
+  const BufferFile f = std::move(it->second.front());
+  it->second.pop_front();
+  if (Status st = readBufferFile(f, files->label, *out); !st) {
+    if (!files->error) files->error = st.error();
+    if (err) *err = "not read";
+    return false;
+  }
+  return true;
+}
+
+// `folder`: the document was read from a file there, and its buffer files are read (else no file is).
+Expected<tinygltf::Model> loadModel(std::string_view bytes, std::string_view label, const std::filesystem::path* folder) {
   const bool glb = bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0;
   std::string_view json = bytes;
   std::uint32_t length = 0;
@@ -205,15 +395,32 @@ Expected<tinygltf::Model> loadModel(std::string_view bytes, std::string_view lab
   const std::size_t json_at = glb ? 20 : 0;
   if (auto deep = tooDeep(json))
     return fail(ErrorCode::kSyntax, label, byteAt(json_at + *deep), "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  BufferFiles files;
+  files.label = label;
+  std::optional<Error> unscanned;  // why the buffers could not be listed (stricter JSON rules than tinygltf's)
+  if (folder) {
+    auto doc = parseJson(json, label);
+    if (doc)
+      RIGFIT_TRY(collectBufferFiles(*doc, glb, *folder, files));
+    else
+      unscanned = doc.error();
+  }
   try {
     tinygltf::TinyGLTF loader;
-    loader.SetFsCallbacks(tinygltf::FsCallbacks{&noFile, &samePath, &noRead, &noWrite, nullptr});
+    if (folder)
+      loader.SetFsCallbacks(tinygltf::FsCallbacks{&bufferExists, &samePath, &readBuffer, &noWrite, &files});
+    else
+      loader.SetFsCallbacks(tinygltf::FsCallbacks{&noFile, &samePath, &noRead, &noWrite, nullptr});
     loader.SetImageLoader(&noImage, nullptr);
     tinygltf::Model model;
     std::string err, warn;
     const bool ok = glb ? loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()), length, "")
                         : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(), static_cast<unsigned int>(bytes.size()), "");
-    if (!ok) return loadError(label, err, json, json_at, glb);
+    if (!ok) {
+      if (files.error) return *files.error;
+      if (unscanned && err.rfind("File not found : ", 0) == 0) return *unscanned;
+      return loadError(label, err, json, json_at, glb, folder != nullptr);
+    }
     return model;
   } catch (const std::exception& e) {
     return fail(ErrorCode::kSchema, label, "(document)", "tinygltf failed: " + oneLine(e.what()));
@@ -293,12 +500,8 @@ Expected<Eigen::Matrix4d> localMatrix(const tinygltf::Node& n, std::string_view 
   return local;
 }
 
-}  // namespace
-
-Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_view label) {
-  auto loaded = loadModel(bytes, label);
-  if (!loaded) return loaded.error();
-  const tinygltf::Model& model = *loaded;
+// The skeleton of a loaded document (see parseGltfSkeleton).
+Expected<SkeletonSource> skeletonOf(const tinygltf::Model& model, std::string_view label) {
   const std::vector<tinygltf::Node>& nodes = model.nodes;
   if (nodes.empty()) return bad(label, "nodes", "no nodes: the file holds no skeleton");
   const std::size_t nn = nodes.size();
@@ -485,6 +688,23 @@ Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_v
   for (std::size_t k : order) sorted.push_back(std::move(src.bones[k]));
   src.bones = std::move(sorted);
   return src;
+}
+
+}  // namespace
+
+Expected<SkeletonSource> parseGltfSkeleton(std::string_view bytes, std::string_view label) {
+  auto model = loadModel(bytes, label, nullptr);
+  if (!model) return model.error();
+  return skeletonOf(*model, label);
+}
+
+Expected<SkeletonSource> readGltfSkeleton(const std::string& path) {
+  auto text = loadFile(path);
+  if (!text) return text.error();
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  auto model = loadModel(text->text(), path, &folder);
+  if (!model) return model.error();
+  return skeletonOf(*model, path);
 }
 
 }  // namespace rigfit
