@@ -10,5 +10,5 @@ cmake --install "$BUILD" --prefix "$TMP/prefix" >/dev/null
 [ -x "$TMP/prefix/bin/rigfit" ] || { echo "the rigfit command is not installed"; exit 1; }
 cmake -S "$SRC/tests/consumer" -B "$TMP/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$TMP/prefix" -DEXAMPLES_DIR="$SRC/examples" >/dev/null
-cmake --build "$TMP/build" >/dev/null
+cmake --build "$TMP/build" >"$TMP/build.log" 2>&1 || { tail -n 30 "$TMP/build.log"; exit 1; }
 bash "$SRC/tests/consumer/example_test.sh" "$TMP/build/fit_and_export" "$DATA" "$SRC"
