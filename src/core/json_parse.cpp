@@ -8,7 +8,7 @@
 
 #include <simdjson.h>
 
-#include "core/json_padded.hpp"
+#include "core/json_read.hpp"
 #include "rigfit/json.hpp"
 
 namespace rigfit {
@@ -277,6 +277,21 @@ std::optional<Error> detail::jsonSyntaxError(const PaddedJson& text, std::string
   // or a 30-digit integer): not a syntax error.
   if (err == simdjson::NUMBER_ERROR && Locator(text.text()).run().what.empty()) return std::nullopt;
   return located(text.text(), label, err);
+}
+
+Error detail::JsonErrors::syntax(const std::string& path, simdjson::error_code e) const {
+  if (auto located = jsonSyntaxError(text_, label_)) return *located;
+  return makeError(ErrorCode::kSyntax, std::string(label_) + ": " + path + ": " + simdjson::error_message(e));
+}
+
+Error detail::JsonErrors::value(const std::string& path, const std::string& what, ErrorCode code) const {
+  if (auto located = jsonSyntaxError(text_, label_)) return *located;
+  return makeError(code, std::string(label_) + ": " + path + ": " + what);
+}
+
+std::optional<Error> detail::JsonErrors::trailing(simdjson::ondemand::document& doc) const {
+  if (doc.current_location().error()) return std::nullopt;  // at the end
+  return syntax("$", simdjson::TRAILING_CONTENT);
 }
 
 Expected<Json> parseJson(std::string_view text, std::string_view label) { return detail::parseJson(detail::PaddedJson(text), label); }

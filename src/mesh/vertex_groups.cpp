@@ -5,7 +5,7 @@
 
 #include <simdjson.h>
 
-#include "core/json_padded.hpp"
+#include "core/json_read.hpp"
 
 namespace rigfit {
 
@@ -27,12 +27,12 @@ namespace od = simdjson::ondemand;
 class GroupsReader {
  public:
   GroupsReader(const detail::PaddedJson& text, std::string_view label, std::size_t vertex_count)
-      : text_(text), label_(label), vertex_count_(vertex_count) {}
+      : errors_(text, label), vertex_count_(vertex_count) {}
 
   Expected<VertexGroups> run() {
     od::parser parser;
     od::document doc;
-    if (auto e = parser.iterate(text_.view()).get(doc)) return syntax("$", e);
+    if (auto e = parser.iterate(errors_.text().view()).get(doc)) return syntax("$", e);
     od::object root;
     if (doc.get_object().get(root)) return fail("$", "expected an object of vertex groups");
     VertexGroups groups;
@@ -59,8 +59,7 @@ class GroupsReader {
       groups.names.emplace_back(name);
       groups.ranges.push_back(std::move(ranges));
     }
-    // On-Demand stops at the root's end: anything after it is an error.
-    if (!doc.current_location().error()) return syntax("$", simdjson::TRAILING_CONTENT);
+    if (auto e = errors_.trailing(doc)) return *e;
     return groups;
   }
 
@@ -88,19 +87,12 @@ class GroupsReader {
     return VertexGroups::Range{static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)};
   }
 
-  // An error from simdjson: the text's syntax error if it has one, else simdjson's message.
-  Error syntax(const std::string& path, simdjson::error_code e) const {
-    if (auto located = detail::jsonSyntaxError(text_, label_)) return *located;
-    return makeError(ErrorCode::kSyntax, std::string(label_) + ": " + path + ": " + simdjson::error_message(e));
-  }
-  // A value error, unless the text has a syntax error.
+  Error syntax(const std::string& path, simdjson::error_code e) const { return errors_.syntax(path, e); }
   Error fail(const std::string& path, const std::string& what, ErrorCode code = ErrorCode::kSchema) const {
-    if (auto located = detail::jsonSyntaxError(text_, label_)) return *located;
-    return makeError(code, std::string(label_) + ": " + path + ": " + what);
+    return errors_.value(path, what, code);
   }
 
-  const detail::PaddedJson& text_;
-  std::string_view label_;
+  detail::JsonErrors errors_;
   std::size_t vertex_count_;
 };
 

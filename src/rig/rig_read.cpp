@@ -3,7 +3,7 @@
 #include <cmath>
 #include <iterator>
 
-#include "core/json_padded.hpp"
+#include "core/json_read.hpp"
 #include "rigfit/rig.hpp"
 
 namespace rigfit {

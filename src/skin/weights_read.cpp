@@ -13,7 +13,7 @@
 
 #include <simdjson.h>
 
-#include "core/json_padded.hpp"
+#include "core/json_read.hpp"
 #include "rigfit/weights.hpp"
 #include "skin/group_path.hpp"
 
@@ -71,12 +71,12 @@ std::string pairPath(std::string_view group, std::size_t index) {
 class Reader {
  public:
   Reader(const detail::PaddedJson& text, std::string_view label, std::size_t vertex_count)
-      : text_(text), label_(label), vertex_count_(vertex_count) {}
+      : errors_(text, label), vertex_count_(vertex_count) {}
 
   Expected<WeightsFile> run() {
     od::parser parser;
     od::document doc;
-    if (auto e = parser.iterate(text_.view()).get(doc)) return syntax("$", e);
+    if (auto e = parser.iterate(errors_.text().view()).get(doc)) return syntax("$", e);
     od::object root;
     if (auto e = doc.get_object().get(root)) {
       od::json_type t{};
@@ -84,7 +84,7 @@ class Reader {
       return syntax("$", e);
     }
     WeightsFile file;
-    file.label = std::string(label_);
+    file.label = std::string(errors_.label());
     bool have_weights = false;
     std::vector<std::string_view> seen;
     for (auto field_result : root) {
@@ -105,24 +105,17 @@ class Reader {
         file.header.members().emplace_back(std::string(key), std::move(*j));
       }
     }
-    // On-Demand stops at the root's end: anything after it is an error.
-    if (!doc.current_location().error()) return syntax("$", simdjson::TRAILING_CONTENT);
+    if (auto e = errors_.trailing(doc)) return *e;
     if (!have_weights) return schema("$", "missing key \"weights\"");
-    const std::string_view text = text_.text();
+    const std::string_view text = errors_.text().text();
     file.final_newline = !text.empty() && text.back() == '\n';
     return file;
   }
 
  private:
-  // An error from simdjson: the text's syntax error if it has one, else simdjson's message.
-  Error syntax(const std::string& path, error_code e) const {
-    if (auto located = detail::jsonSyntaxError(text_, label_)) return *located;
-    return makeError(ErrorCode::kSyntax, std::string(label_) + ": " + path + ": " + simdjson::error_message(e));
-  }
-  // A value error, unless the text has a syntax error.
+  Error syntax(const std::string& path, error_code e) const { return errors_.syntax(path, e); }
   Error schema(const std::string& path, const std::string& what, ErrorCode code = ErrorCode::kSchema) const {
-    if (auto located = detail::jsonSyntaxError(text_, label_)) return *located;
-    return makeError(code, std::string(label_) + ": " + path + ": " + what);
+    return errors_.value(path, what, code);
   }
 
   Expected<Json> headerValue(od::value& value, std::string_view key) {
@@ -141,13 +134,13 @@ class Reader {
     } else {
       raw = value.raw_json_token();  // skipped by the object iteration afterwards
     }
-    auto j = parseJson(trimmed(raw), label_);
+    const std::string_view label = errors_.label();
+    auto j = parseJson(trimmed(raw), label);
     if (!j) {
-      if (auto located = detail::jsonSyntaxError(text_, label_)) return *located;
-      // Well-formed, so a duplicate key inside the value: "LABEL: $: what" -> "LABEL: key: what".
-      std::string what = j.error().message.substr(label_.size() + 2);
+      // A duplicate key inside the value (unless the text is not JSON): "LABEL: $: what" -> "LABEL: key: what".
+      std::string what = j.error().message.substr(label.size() + 2);
       if (what.rfind("$: ", 0) == 0) what.erase(0, 3);
-      return makeError(j.error().code, std::string(label_) + ": " + path + ": " + what);
+      return schema(path, what, j.error().code);
     }
     return std::move(*j);
   }
@@ -303,8 +296,7 @@ class Reader {
     return schema(path, std::string(integer_text ? "weight is out of range (" : "weight is not a finite number (") + raw + ")");
   }
 
-  const detail::PaddedJson& text_;
-  std::string_view label_;
+  detail::JsonErrors errors_;
   std::size_t vertex_count_;
   std::vector<std::int64_t> vertices_;  // the pairs of the group being read
   std::vector<double> weights_;

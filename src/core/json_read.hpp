@@ -1,7 +1,5 @@
-// JSON text as simdjson reads it: simdjson reads up to SIMDJSON_PADDING bytes past the end of a
-// text, so those bytes must belong to the buffer it is given. A file read by loadFile has them
-// (FileText keeps kPadding zero bytes after its text) and is read in place; any other text is
-// copied into a padded buffer of this object's own.
+// What rigfit's JSON readers (all on simdjson) share: text with the padding simdjson reads past
+// its end, and error messages.
 #pragma once
 
 #include <optional>
@@ -17,6 +15,10 @@ namespace rigfit::detail {
 
 static_assert(FileText::kPadding >= simdjson::SIMDJSON_PADDING, "loaded files are padded for simdjson");
 
+/// JSON text as simdjson reads it: simdjson reads up to SIMDJSON_PADDING bytes past the end of a
+/// text, so those bytes must belong to the buffer it is given. A file read by loadFile has them
+/// (FileText keeps kPadding zero bytes after its text) and is read in place; any other text is
+/// copied into a padded buffer of this object's own.
 class PaddedJson {
  public:
   explicit PaddedJson(std::string_view text) : copy_(text.data(), text.size()), view_(copy_) {}
@@ -49,5 +51,25 @@ Expected<Json> parseJson(const PaddedJson& text, std::string_view label);
 /// read lazily (simdjson On-Demand) call it on any error, so that a syntax error anywhere wins,
 /// as in Python, where such a file does not load at all.
 std::optional<Error> jsonSyntaxError(const PaddedJson& text, std::string_view label);
+
+/// The messages of a reader on simdjson On-Demand, "LABEL: PATH: what", with a syntax error
+/// anywhere in the text first (jsonSyntaxError).
+class JsonErrors {
+ public:
+  JsonErrors(const PaddedJson& text, std::string_view label) : text_(text), label_(label) {}
+  /// An error simdjson reported at `path`: the text's syntax error, or else simdjson's message.
+  Error syntax(const std::string& path, simdjson::error_code e) const;
+  /// A value error at `path`, unless the text has a syntax error.
+  Error value(const std::string& path, const std::string& what, ErrorCode code = ErrorCode::kSchema) const;
+  /// Anything but whitespace after the root value (On-Demand stops at the root's end).
+  std::optional<Error> trailing(simdjson::ondemand::document& doc) const;
+
+  const PaddedJson& text() const { return text_; }
+  std::string_view label() const { return label_; }
+
+ private:
+  const PaddedJson& text_;
+  std::string_view label_;
+};
 
 }  // namespace rigfit::detail
