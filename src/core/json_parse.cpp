@@ -186,8 +186,8 @@ struct Converter {
   Error error;
   bool failed = false;
 
-  bool fail(const std::string& path, std::string what) {
-    if (!failed) error = makeError(ErrorCode::kSyntax, std::string(label) + ": " + (path.empty() ? "$" : path) + ": " + what);
+  bool fail(const std::string& what) {
+    if (!failed) error = makeError(ErrorCode::kSyntax, std::string(label) + ": $: " + what);
     failed = true;
     return false;
   }
@@ -236,7 +236,7 @@ struct Converter {
     if (m.size() <= 16) {
       for (std::size_t a = 0; a < m.size(); ++a)
         for (std::size_t b = a + 1; b < m.size(); ++b)
-          if (m[a].first == m[b].first) return fail("", "duplicate key \"" + m[a].first + "\"");
+          if (m[a].first == m[b].first) return fail("duplicate key \"" + m[a].first + "\"");
       return true;
     }
     std::vector<std::string_view> keys;
@@ -244,7 +244,7 @@ struct Converter {
     for (const auto& kv : m) keys.push_back(kv.first);
     std::sort(keys.begin(), keys.end());
     for (std::size_t k = 1; k < keys.size(); ++k)
-      if (keys[k] == keys[k - 1]) return fail("", "duplicate key \"" + std::string(keys[k]) + "\"");
+      if (keys[k] == keys[k - 1]) return fail("duplicate key \"" + std::string(keys[k]) + "\"");
     return true;
   }
 };
