@@ -92,9 +92,12 @@ TEST_F(AtomicWrite, LoadFileReadsEveryByteAndPadsWithZeros) {
     if (n > 0) {
       for (std::size_t i = 0; i < FileText::kPadding; ++i) EXPECT_EQ(f->text().data()[n + i], '\0') << n << " +" << i;
     }
+    EXPECT_EQ(f->padded(), n > 0);  // the padding is the object's own (no bytes: no buffer)
     FileText moved = std::move(*f);  // the bytes move with the object
     EXPECT_EQ(moved.text(), std::string_view(bytes).substr(0, n));
+    EXPECT_EQ(moved.padded(), n > 0);
   }
+  EXPECT_FALSE(FileText::borrowed("{}").padded());
   auto missing = loadFile((dir_ / "missing").string());
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find((dir_ / "missing").string() + ": cannot open"), std::string::npos);

@@ -25,6 +25,27 @@ TEST(Json, WritesLikePythonJsonDumpIndent4SortKeys) {
   EXPECT_EQ(writeJson(*j), expected);
 }
 
+TEST(Json, WritesDeepNestingAndOneLineLayouts) {
+  // 20 levels: indentation beyond the writer's 64-byte line-break copy.
+  Json deep = Json::array();
+  deep.push(1);
+  for (int k = 0; k < 19; ++k) {
+    Json outer = Json::array();
+    outer.push(std::move(deep));
+    deep = std::move(outer);
+  }
+  std::string expected;
+  for (int k = 0; k < 20; ++k) expected += (k ? "\n" + std::string(4 * static_cast<std::size_t>(k), ' ') : "") + "[";
+  expected += "\n" + std::string(80, ' ') + "1";
+  for (int k = 19; k >= 0; --k) expected += "\n" + std::string(4 * static_cast<std::size_t>(k), ' ') + "]";
+  EXPECT_EQ(writeJson(deep), expected);
+  auto j = parseJson(R"({"b": [1, 2.5], "a": {"c": [], "d": {}}, "e": [1, "x"]})", "t.json");
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ(writeJson(*j, {.indent = -1}), R"({"a": {"c": [], "d": {}}, "b": [1, 2.5], "e": [1, "x"]})");
+  EXPECT_EQ(writeJson(*j, {.indent = 2, .sort_keys = false, .inline_numbers = true, .final_newline = true}),
+            "{\n  \"b\": [1, 2.5],\n  \"a\": {\n    \"c\": [],\n    \"d\": {}\n  },\n  \"e\": [\n    1,\n    \"x\"\n  ]\n}\n");
+}
+
 TEST(Json, AstralCharactersBecomeSurrogatePairs) {
   Json s(std::string("\xF0\x9F\x98\x80"));  // U+1F600
   EXPECT_EQ(writeJson(s), "\"\\ud83d\\ude00\"");

@@ -37,6 +37,17 @@ TEST(NumberFormat, PythonRepr) {
       {1e+22, "1e+22"},
       {123456789.0, "123456789.0"},
       {-2.2250738585072014e-308, "-2.2250738585072014e-308"},
+      // At most five decimals in [1e-4, 1): written from their digits.
+      {0.12346, "0.12346"},
+      {0.00015, "0.00015"},
+      {0.99999, "0.99999"},
+      {0.1, "0.1"},
+      {0.5, "0.5"},
+      {0.0001, "0.0001"},
+      {0.00010000000000000002, "0.00010000000000000002"},
+      {9.999999999999999e-05, "9.999999999999999e-05"},
+      {0.999995, "0.999995"},
+      {0.12345678, "0.12345678"},
   };
   for (const auto& [v, s] : cases) EXPECT_EQ(formatPythonFloat(v), s) << s;
   EXPECT_EQ(formatPythonFloat(std::numeric_limits<double>::quiet_NaN()), "NaN");

@@ -1,6 +1,7 @@
 #include <bit>
 #include <charconv>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -269,63 +270,85 @@ TEST(Obj, Hm08NumbersEqualFromChars) {
   EXPECT_EQ(t, m->uvs.size() / 2);
 }
 
-// parseVertexGroups reads the file without a Json tree: the same groups as vertexGroupsFromJson
-// on hm08's file, and the same error for every kind of bad input.
-TEST(VertexGroups, TextReaderAgreesWithTheJsonReader) {
+TEST(VertexGroups, Hm08InPlaceAndCopied) {
   RIGFIT_REQUIRE_SHARED_DATA();
-  const std::string hm08 = test::readText(test::sharedData() + "/mesh_metadata/basemesh_vertex_groups.json");
-  auto fast = parseVertexGroups(hm08, "g.json", 19158);
-  auto json = parseJson(hm08, "g.json");
-  ASSERT_TRUE(fast.ok() && json.ok());
-  auto slow = vertexGroupsFromJson(*json, "g.json", 19158);
-  ASSERT_TRUE(slow.ok());
-  EXPECT_EQ(fast->names, slow->names);
-  ASSERT_EQ(fast->ranges.size(), slow->ranges.size());
-  for (std::size_t g = 0; g < fast->ranges.size(); ++g) {
-    ASSERT_EQ(fast->ranges[g].size(), slow->ranges[g].size());
-    for (std::size_t r = 0; r < fast->ranges[g].size(); ++r) {
-      EXPECT_EQ(fast->ranges[g][r].first, slow->ranges[g][r].first);
-      EXPECT_EQ(fast->ranges[g][r].last, slow->ranges[g][r].last);
+  auto file = loadFile(test::sharedData() + "/mesh_metadata/basemesh_vertex_groups.json");
+  ASSERT_TRUE(file.ok());
+  auto in_place = parseVertexGroups(*file, "g.json", 19158);
+  auto copied = parseVertexGroups(file->text(), "g.json", 19158);
+  ASSERT_TRUE(in_place.ok() && copied.ok());
+  EXPECT_EQ(in_place->names, copied->names);
+  ASSERT_EQ(in_place->ranges.size(), copied->ranges.size());
+  for (std::size_t g = 0; g < in_place->ranges.size(); ++g) {
+    ASSERT_EQ(in_place->ranges[g].size(), copied->ranges[g].size());
+    for (std::size_t r = 0; r < in_place->ranges[g].size(); ++r) {
+      EXPECT_EQ(in_place->ranges[g][r].first, copied->ranges[g][r].first);
+      EXPECT_EQ(in_place->ranges[g][r].last, copied->ranges[g][r].last);
     }
-    EXPECT_EQ(fast->index.at(fast->names[g]), g);
+    EXPECT_EQ(in_place->index.at(in_place->names[g]), g);
   }
-  for (const char* bad : {R"({"a": [[0, 7]], "b": [[8, 20]]})", R"({"a": [[0, 7]], "a": [[8, 9]]})", R"({"a": [[0, 7.0]]})",
-                          R"({"a": [[0, 1, 2]]})", R"({"a": [[-1, 2]]})", R"({"a": [[5, 2]]})", R"({"a": [[0, 18446744073709551615]]})",
-                          R"({"a": {"b": 1}})", R"([[0, 1]])", R"({"a": [[0, 1]])", R"({"a": [[0, 1]]} x)", R"({"a": [0, 1]})",
-                          R"({"a": [[0, 1], [2]]})", R"({"a": [[0 1]]})", R"({"a": [[0, 1],]})", R"({"a": [["0", 1]]})",
-                          R"({"a": [[0, 1]], })", R"({"a": [[0, 16]]})", R"({"a": [[0, 1]]}})"}) {
-    auto f = parseVertexGroups(bad, "g.json", 16);
-    auto j = parseJson(bad, "g.json");
-    const Error want = j ? vertexGroupsFromJson(*j, "g.json", 16).error() : j.error();
-    ASSERT_FALSE(f.ok()) << bad;
-    EXPECT_EQ(f.error().message, want.message) << bad;
-    EXPECT_EQ(f.error().code, want.code) << bad;
+  auto small = parseVertexGroups(*file, "g.json", 100);
+  ASSERT_FALSE(small.ok());
+  EXPECT_EQ(small.error().message, "g.json: HelperGeometry[0]: vertex 13605 is beyond the mesh of 100 vertices");
+}
+
+// Every kind of bad input: the message names the file and the JSON path (or, for a syntax error,
+// line, column and byte), and the code tells the kind.
+TEST(VertexGroups, Errors) {
+  const std::tuple<const char*, ErrorCode, const char*> cases[] = {
+      {R"({"a": [[0, 7]], "b": [[8, 20]]})", ErrorCode::kRange, "g.json: b[0]: vertex 20 is beyond the mesh of 16 vertices"},
+      {R"({"a": [[0, 7]], "a": [[8, 9]]})", ErrorCode::kSyntax, "g.json: $: duplicate key \"a\""},
+      {R"({"a": [[0, 7.0]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
+      {R"({"a": [[0, 1, 2]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
+      {R"({"a": [[-1, 2]]})", ErrorCode::kSchema, "g.json: a[0]: invalid range [-1, 2]"},
+      {R"({"a": [[5, 2]]})", ErrorCode::kSchema, "g.json: a[0]: invalid range [5, 2]"},
+      {R"({"a": [[0, 18446744073709551615]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
+      {R"({"a": [[0, 123456789012345678901234]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
+      {R"({"a": [[0, 1e400]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
+      {R"({"a": [[0, 1e1]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
+      {R"({"a": {"b": 1}})", ErrorCode::kSchema, "g.json: a: expected an array of [first, last] ranges"},
+      {R"({"a": [[0, 1]], "b": 5})", ErrorCode::kSchema, "g.json: b: expected an array of [first, last] ranges"},
+      {R"([[0, 1]])", ErrorCode::kSchema, "g.json: $: expected an object of vertex groups"},
+      {R"({"a": [[0, 1]])", ErrorCode::kSyntax, "g.json: line 1, column 15 (byte 14): unexpected end of file"},
+      {R"({"a": [[0, 1]]} x)", ErrorCode::kSyntax, "g.json: line 1, column 17 (byte 16): unexpected text after the document"},
+      {R"({"a": [0, 1]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
+      {R"({"a": [[0, 1], [2]]})", ErrorCode::kSchema, "g.json: a[1]: expected [first, last] integers"},
+      {R"({"a": [[0 1]]})", ErrorCode::kSyntax, "g.json: line 1, column 11 (byte 10): expected ',' or ']'"},
+      {R"({"a": [[0, 1],]})", ErrorCode::kSyntax, "g.json: line 1, column 15 (byte 14): unexpected character ']'"},
+      {R"({"a": [["0", 1]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
+      {R"({"a": [[0, 1]], })", ErrorCode::kSyntax, "g.json: line 1, column 17 (byte 16): expected a string key"},
+      {R"({"a": [[0, 16]]})", ErrorCode::kRange, "g.json: a[0]: vertex 16 is beyond the mesh of 16 vertices"},
+      {R"({"a": [[0, 1]]}})", ErrorCode::kSyntax, "g.json: line 1, column 16 (byte 15): unexpected text after the document"},
+      // A syntax error after a value error: the syntax error is named.
+      {R"({"a": [[5, 2]], "b": [[0, 1], [2, x]]})", ErrorCode::kSyntax, "g.json: line 1, column 35 (byte 34): unexpected character 'x'"},
+      {"", ErrorCode::kSyntax, "g.json: line 1, column 1 (byte 0): empty document"},
+  };
+  for (const auto& [text, code, message] : cases) {
+    auto g = parseVertexGroups(text, "g.json", 16);
+    ASSERT_FALSE(g.ok()) << text;
+    EXPECT_EQ(g.error().message, message) << text;
+    EXPECT_EQ(g.error().code, code) << text;
   }
 }
 
-// Layouts the scanner reads and ones it leaves to the general reader: the same groups either way.
-TEST(VertexGroups, TextReaderAgreesOnEveryLayout) {
-  for (const char* good : {R"({})", R"({"a": []})", R"({"a":[[0,7]],"b":[[8,9],[10,15]]})",
-                           "{\n  \"a\": [\n    [\n      0,\n      7\n    ]\n  ],\n  \"b\": [[3, 3]]\n}\n",
-                           R"({"a\u0062": [[0, 1]]})", R"({"a": [[-0, 1]]})", R"({"a": [[0, 1e1]]})", R"( {"a": [[1, 2]]} )"}) {
-    auto f = parseVertexGroups(good, "g.json", 16);
-    auto j = parseJson(good, "g.json");
-    ASSERT_TRUE(j.ok()) << good;
-    auto want = vertexGroupsFromJson(*j, "g.json", 16);
-    ASSERT_EQ(f.ok(), want.ok()) << good;
-    if (!f.ok()) {
-      EXPECT_EQ(f.error().message, want.error().message) << good;
-      continue;
-    }
-    EXPECT_EQ(f->names, want->names) << good;
-    ASSERT_EQ(f->ranges.size(), want->ranges.size()) << good;
-    for (std::size_t g = 0; g < f->ranges.size(); ++g) {
-      ASSERT_EQ(f->ranges[g].size(), want->ranges[g].size()) << good;
-      for (std::size_t r = 0; r < f->ranges[g].size(); ++r) {
-        EXPECT_EQ(f->ranges[g][r].first, want->ranges[g][r].first) << good;
-        EXPECT_EQ(f->ranges[g][r].last, want->ranges[g][r].last) << good;
-      }
-    }
+TEST(VertexGroups, EveryLayout) {
+  for (const char* good : {R"({"a":[[0,7]],"b":[[8,9],[10,15]]})", "{\n  \"a\": [\n    [\n      0,\n      7\n    ]\n  ],\n  \"b\": [[8, 9], [10, 15]]\n}\n",
+                           R"( {"a": [[0, 7]], "b": [[8, 9], [10, 15]]} )", R"({"\u0061": [[-0, 7]], "b": [[8, 9], [10, 15]]})"}) {
+    auto g = parseVertexGroups(good, "g.json", 16);
+    ASSERT_TRUE(g.ok()) << good << ": " << g.error().message;
+    EXPECT_EQ(g->names, (std::vector<std::string>{"a", "b"})) << good;
+    ASSERT_EQ(g->ranges.size(), 2u);
+    ASSERT_EQ(g->ranges[0].size(), 1u);
+    EXPECT_EQ(g->ranges[0][0].first, 0u);
+    EXPECT_EQ(g->ranges[0][0].last, 7u);
+    ASSERT_EQ(g->ranges[1].size(), 2u);
+    EXPECT_EQ(g->ranges[1][1].first, 10u);
+    EXPECT_EQ(g->ranges[1][1].last, 15u);
+  }
+  for (const char* empty : {R"({})", R"({"a": []})"}) {
+    auto g = parseVertexGroups(empty, "g.json", 16);
+    ASSERT_TRUE(g.ok()) << empty;
+    for (const auto& r : g->ranges) EXPECT_TRUE(r.empty());
   }
   // A hand-checked result: names in file order, ranges as written.
   auto g = parseVertexGroups(R"({"b": [[8, 9], [10, 15]], "a": [[0, 7]]})", "g.json", 16);
@@ -354,9 +377,7 @@ TEST(VertexGroups, IndexBeyond32BitsIsAnError) {
 }
 
 TEST(VertexGroups, RangeBeyondMeshIsAnError) {
-  auto j = parseJson(R"({"joint-a": [[0, 7]], "joint-b": [[8, 20]]})", "g.json");
-  ASSERT_TRUE(j.ok());
-  auto g = vertexGroupsFromJson(*j, "g.json", 16);
+  auto g = parseVertexGroups(R"({"joint-a": [[0, 7]], "joint-b": [[8, 20]]})", "g.json", 16);
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.error().message, "g.json: [\"joint-b\"][0]: vertex 20 is beyond the mesh of 16 vertices");
 }

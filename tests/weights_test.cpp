@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -21,7 +22,6 @@
 #include "rigfit/fit.hpp"
 #include "rigfit/number_format.hpp"
 #include "rigfit/weights.hpp"
-#include "skin/weights_fast.hpp"
 #include "core/file_io.hpp"
 #include "test_util.hpp"
 
@@ -213,8 +213,8 @@ TEST(WeightsParse, SyntaxErrorsWinOverValueErrors) {
 }
 
 TEST(WeightsParse, TextEndingAtAnUnreadablePage) {
-  // The text's last byte is the last byte before a PROT_NONE page: parseWeights must copy it
-  // rather than let simdjson read past the end.
+  // The text's last byte is the last byte before a PROT_NONE page: parseWeights copies it rather
+  // than let simdjson read past the end.
   const long page = sysconf(_SC_PAGESIZE);
   void* mem = mmap(nullptr, static_cast<std::size_t>(2 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(mem, MAP_FAILED);
@@ -295,118 +295,103 @@ TEST(WeightsParse, TruncatedShippedFileIsASyntaxError) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Writing
-
-// The fast path (skin/weights_fast.cpp) reads exactly what the general reader reads: same groups,
-// bit-identical numbers, same integer flags and header; whatever it does not take, the general
-// reader decides, with the same message.
-void expectSameWeights(const Expected<WeightsFile>& a, const Expected<WeightsFile>& b, const std::string& what) {
-  ASSERT_EQ(a.ok(), b.ok()) << what << ": " << (a.ok() ? b.error().message : a.error().message);
-  if (!a.ok()) {
-    EXPECT_EQ(a.error().message, b.error().message) << what;
-    EXPECT_EQ(a.error().code, b.error().code) << what;
-    return;
-  }
-  EXPECT_EQ(a->label, b->label) << what;
-  EXPECT_TRUE(a->header == b->header) << what;
-  EXPECT_EQ(a->final_newline, b->final_newline) << what;
-  ASSERT_EQ(a->groups.size(), b->groups.size()) << what;
-  for (std::size_t g = 0; g < a->groups.size(); ++g) {
-    const auto& x = a->groups[g];
-    const auto& y = b->groups[g];
-    EXPECT_EQ(x.name, y.name) << what;
-    EXPECT_EQ(x.vertices, y.vertices) << what << " " << x.name;
-    EXPECT_EQ(x.weight_is_int, y.weight_is_int) << what << " " << x.name;
-    ASSERT_EQ(x.weights.size(), y.weights.size()) << what << " " << x.name;
-    for (std::size_t i = 0; i < x.weights.size(); ++i)
-      ASSERT_EQ(std::bit_cast<std::uint64_t>(x.weights[i]), std::bit_cast<std::uint64_t>(y.weights[i])) << what << " " << x.name << "[" << i << "]";
-  }
-}
-
-// Parses `text` both ways, checks that they agree and returns whether the fast path took it.
-bool fastAgrees(const std::string& text, const std::string& what, std::size_t vertex_count = 0) {
-  expectSameWeights(parseWeights(text, "w.json", vertex_count), detail::parseWeightsGeneral(text, "w.json", vertex_count), what);
-  std::string padded = text;
-  padded.reserve(text.size() + 64);
-  WeightsFile fast;
-  return detail::readWeightsFast(padded.data(), text.size(), "w.json", vertex_count, fast);
-}
-
-TEST(WeightsFastPath, ShippedFilesTakeItAndAgree) {
+TEST(WeightsParse, ShippedFilesInPlaceAndCopied) {
   RIGFIT_REQUIRE_SHARED_DATA();
   for (const char* name : kShippedWeights) {
-    auto text = readFile(weightsPath(name));
-    ASSERT_TRUE(text.ok()) << name;
-    EXPECT_TRUE(fastAgrees(*text, name)) << name << " fell back to the general reader";
-    EXPECT_TRUE(fastAgrees(*text, name, 19158)) << name;
-    EXPECT_FALSE(fastAgrees(*text, name, 100)) << name;  // indices beyond 100: the general reader names one
+    const std::string path = weightsPath(name);
+    auto file = loadFile(path);
+    ASSERT_TRUE(file.ok()) << name;
+    ASSERT_TRUE(file->padded());
+    auto in_place = parseWeights(*file, name, 19158);  // the loaded bytes, read where they are
+    ASSERT_TRUE(in_place.ok()) << in_place.error().message;
+    auto copied = parseWeights(file->text(), name, 19158);
+    ASSERT_TRUE(copied.ok()) << copied.error().message;
+    EXPECT_EQ(writeWeights(*in_place), writeWeights(*copied)) << name;
+    // Indices beyond a mesh of 100 vertices: the first one is named.
+    auto small = parseWeights(*file, name, 100);
+    ASSERT_FALSE(small.ok());
+    EXPECT_EQ(small.error().code, ErrorCode::kRange);
+    EXPECT_NE(small.error().message.find("is out of range for a mesh of 100 vertices"), std::string::npos) << small.error().message;
   }
 }
 
-TEST(WeightsFastPath, MutationsAgree) {
+// One value of a small file changed at a time: the value read, or the message of the first problem.
+TEST(WeightsParse, EditsOfASmallFile) {
   const std::string base = "{\"copyright\": \"c\", \"version\": 110, \"list\": [1, {\"a\": null}], \"weights\": {\n"
                            "    \"a\": [\n        [\n            0,\n            0.5\n        ],\n        [\n            12,\n"
                            "            1\n        ],\n        [7, 0.000123456789012345678]\n    ],\n    \"b\": [],\n"
                            "    \"c\": [[3, 1e-05], [4, 0], [5, 2.5E+1]]\n}}\n";
-  EXPECT_TRUE(fastAgrees(base, "base"));
-  const std::vector<std::pair<std::string, std::string>> edits = {
-      {"0.5", "-0.5"},      {"0.5", "-0.0"},        {"0.5", "0.5x"},        {"0.5", "0.5.5"},       {"0.5", "05"},
-      {"0.5", ".5"},        {"0.5", "1."},          {"0.5", "1e400"},       {"0.5", "1e-400"},      {"0.5", "\"0.5\""},
-      {"0.5", "null"},      {"0.5", "9007199254740992"}, {"0.5", "900719925474099"}, {"0.5", "0.5, 1"}, {"0.5", "1E5"},
-      {"0.5", "123456789012345678901234.5"}, {"0.5", "0.1000000000000000055511151231257827"},
-      {"12,", "-0,"},       {"12,", "-1,"},         {"12,", "1.0,"},        {"12,", "1e1,"},        {"12,", "012,"},
-      {"12,", "123456789012345678901,"}, {"12,", "13380,"}, {"12,", "13379,"},
-      {"\"b\": []", "\"b\": {}"}, {"\"b\": []", "\"b\": [[]]"}, {"\"b\": []", "\"b\": [[1]]"}, {"\"b\": []", "\"a\": []"},
-      {"\"b\": []", "\"b\\u0041\": []"}, {"\"b\": []", "\"b\xc3\xa9\": []"}, {"\"b\": []", "\"b\xc3\": []"},
-      {"\"b\": []", "\"b\t\": []"}, {"\"version\": 110", "\"version\": 110, \"version\": 1"}, {"\"version\": 110", "\"version\": tru"},
-      {"\"weights\": {", "\"weights\": [], \"x\": {"}, {"\"weights\"", "\"weight\""}, {"{\"a\": null}", "{\"a\": null, \"a\": 1}"},
-      {"\"c\"", "\"copyright\""}, {"}}\n", "}}}\n"}, {"}}\n", "}} x\n"}, {"}}\n", "}"}, {"}}\n", "}}"},
-  };
-  std::size_t fast = 0;
-  for (const auto& [from, to] : edits) {
+  auto edit = [&](const std::string& from, const std::string& to) {
     std::string t = base;
     const auto p = t.find(from);
-    ASSERT_NE(p, std::string::npos) << from;
-    t.replace(p, from.size(), to);
-    fast += fastAgrees(t, "edit " + to);
-    fastAgrees(t, "edit " + to + " (13380 vertices)", 13380);
+    EXPECT_NE(p, std::string::npos) << from;
+    if (p != std::string::npos) t.replace(p, from.size(), to);
+    return t;
+  };
+  const std::pair<std::pair<const char*, const char*>, const char*> rejected[] = {
+      {{"0.5", "-0.5"}, "w.json: weights[\"a\"][0][1]: weight is negative (-0.5)"},
+      {{"0.5", "0.5x"}, "w.json: line 5, column 16 (byte 125): expected ',' or ']'"},
+      {{"0.5", "0.5.5"}, "w.json: line 5, column 16 (byte 125): expected ',' or ']'"},
+      {{"0.5", "05"}, "w.json: line 5, column 13 (byte 122): leading zero in number"},
+      {{"0.5", ".5"}, "w.json: line 5, column 13 (byte 122): unexpected character '.'"},
+      {{"0.5", "1."}, "w.json: line 5, column 15 (byte 124): invalid number"},
+      {{"0.5", "9007199254740992"}, "w.json: weights[\"a\"][0][1]: weight is out of range (9007199254740992)"},
+      {{"0.5", "0.5, 1"}, "w.json: weights[\"a\"][0]: expected a [vertex, weight] pair, got more than 2 elements"},
+      {{"0.5", "-9007199254740993"}, "w.json: weights[\"a\"][0][1]: weight is negative (-9007199254740993)"},
+      {{"0.5", "9223372036854775808"}, "w.json: weights[\"a\"][0][1]: weight is out of range (9223372036854775808)"},
+      {{"0.5", "-9223372036854775809"}, "w.json: weights[\"a\"][0][1]: weight is negative (-9223372036854775809)"},
+      {{"12,", "1.0,"}, "w.json: weights[\"a\"][1][0]: vertex index is not an integer (1.0)"},
+      {{"12,", "012,"}, "w.json: line 8, column 13 (byte 159): leading zero in number"},
+      {{"12,", "18446744073709551615,"}, "w.json: weights[\"a\"][1][0]: vertex index is out of range (18446744073709551615)"},
+      {{"12,", "-9223372036854775809,"}, "w.json: weights[\"a\"][1][0]: vertex index is negative (-9223372036854775809)"},
+      {{"12,", "true,"}, "w.json: weights[\"a\"][1][0]: vertex index is not an integer (true)"},
+      {{"12,", "{},"}, "w.json: weights[\"a\"][1][0]: vertex index is not an integer (an object)"},
+      {{"12,", "1e400,"}, "w.json: weights[\"a\"][1][0]: vertex index is not an integer (1e400)"},
+      {{"\"b\": []", "\"b\": [[1, 2, ]]"}, "w.json: line 13, column 18 (byte 249): unexpected character ']'"},
+      {{"\"b\": []", "\"b\": [[1, 2]"}, "w.json: line 14, column 8 (byte 257): expected ',' or ']'"},
+      {{"\"b\": []", "\"b\t\": []"}, "w.json: line 13, column 7 (byte 238): control character in string"},
+      {{"\"list\": [1,", "\"list\": [1 2,"}, "w.json: line 1, column 47 (byte 46): expected ',' or ']'"},
+      {{"{\"a\": null}", "{\"a\": null, \"a\": 1}"}, "w.json: list: duplicate key \"a\""},
+      {{"}}\n", "}"}, "w.json: line 15, column 2 (byte 289): unexpected end of file"},
+  };
+  for (const auto& [change, message] : rejected) EXPECT_EQ(parseError(edit(change.first, change.second)), message) << change.second;
+  // Accepted: the weight as Python reads it (and whether it is an int).
+  const std::tuple<const char*, double, bool> weights[] = {
+      {"-0.0", -0.0, false}, {"-0", 0.0, true}, {"1e-400", 0.0, false}, {"2e-324", 0.0, false}, {"1E5", 1e5, false},
+      {"900719925474099", 900719925474099.0, true}, {"123456789012345678901234.5", 123456789012345678901234.5, false},
+      {"0.1000000000000000055511151231257827", 0.1, false}, {"0.0548587265818475389167", 0.0548587265818475389167, false}};
+  for (const auto& [token, value, is_int] : weights) {
+    auto w = parseWeights(edit("0.5", token), "w.json");
+    ASSERT_TRUE(w.ok()) << token << ": " << w.error().message;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(w->groups[0].weights[0]), std::bit_cast<std::uint64_t>(value)) << token;
+    EXPECT_EQ(!w->groups[0].weight_is_int.empty() && w->groups[0].weight_is_int[0], is_int) << token;
   }
-  EXPECT_GE(fast, 8u);
-  // Every prefix: never accepted by one reader alone.
-  for (std::size_t n = 0; n < base.size(); ++n) fastAgrees(base.substr(0, n), "prefix " + std::to_string(n));
-}
-
-// Random byte changes: the fast path never accepts what the general reader rejects, nor reads
-// anything differently.
-TEST(WeightsFastPath, RandomByteChangesAgree) {
-  const std::string base = "{\"version\": 110, \"weights\": {\n    \"a\": [\n        [\n            10,\n            0.12345678901234567\n"
-                           "        ],\n        [\n            2,\n            0.5\n        ]\n    ],\n    \"b\": [[3, 1], [4, 0.25e-3]]\n}}\n";
-  std::mt19937_64 rng(9);
-  const char kBytes[] = {'"', '\\', ',', ':', '[', ']', '{', '}', '0', '9', '-', '.', 'e', ' ', '\n', '\t', 'x', '\x01', '\xc3'};
-  for (int i = 0; i < 3000; ++i) {
-    std::string t = base;
-    t[rng() % t.size()] = kBytes[rng() % sizeof kBytes];
-    if (rng() % 2) t[rng() % t.size()] = kBytes[rng() % sizeof kBytes];
-    fastAgrees(t, "change " + std::to_string(i));
-  }
+  auto minus_zero = parseWeights(edit("12,", "-0,"), "w.json");
+  ASSERT_TRUE(minus_zero.ok());
+  EXPECT_EQ(minus_zero->groups[0].vertices[1], 0);
+  auto escaped = parseWeights(edit("\"b\": []", "\"b\\u0041\": []"), "w.json");
+  ASSERT_TRUE(escaped.ok());
+  EXPECT_EQ(escaped->groups[1].name, "bA");
+  EXPECT_TRUE(parseWeights(edit("12,", "13379,"), "w.json", 13380).ok());
+  EXPECT_EQ(parseError(edit("12,", "13380,"), 13380), "w.json: weights[\"a\"][1][0]: vertex index 13380 is out of range for a mesh of 13380 vertices");
+  // Every prefix is a syntax error.
+  for (std::size_t n = 0; n < base.size() - 1; ++n) EXPECT_EQ(parseErrorCode(base.substr(0, n)), ErrorCode::kSyntax) << n;
 }
 
 // The bytes after the text are not part of it, whatever they are: a text missing its last '}'
 // stays an error even when the next bytes in memory would complete it.
-TEST(WeightsFastPath, BytesAfterTheTextAreNotRead) {
+TEST(WeightsParse, BytesAfterTheTextAreNotRead) {
   const std::string text = "{\"weights\": {\"a\": [[0, 0.5]]}";
   for (const std::string& after : std::vector<std::string>{"}", ", \"b\": []}}", std::string(100, ' ') + "}", "}" + std::string(100, ' ')}) {
-    std::string buffer = text + after;
-    buffer.reserve(buffer.size() + 64);
-    WeightsFile file;
-    EXPECT_FALSE(detail::readWeightsFast(buffer.data(), text.size(), "w.json", 0, file)) << after;
+    const std::string buffer = text + after;
+    EXPECT_EQ(parseErrorCode(std::string_view(buffer).substr(0, text.size())), ErrorCode::kSyntax) << after;
   }
-  EXPECT_FALSE(parseWeights(text, "w.json").ok());
 }
 
-TEST(WeightsFastPath, NumbersAgreeBitForBit) {
+// Numbers of every form (integers, decimals of up to 32 digits, exponents) read as strtod reads them.
+TEST(WeightsParse, NumbersOfEveryFormReadExactly) {
   std::mt19937_64 rng(11);
+  std::vector<std::string> tokens;
   std::string text = "{\"weights\": {\"g\": [";
   for (int i = 0; i < 4000; ++i) {
     std::string s = std::to_string(rng() % 3);
@@ -416,11 +401,19 @@ TEST(WeightsFastPath, NumbersAgreeBitForBit) {
       for (int k = 0, n = 1 + static_cast<int>(rng() % 24); k < n; ++k) s += static_cast<char>('0' + rng() % 10);
     }
     if (rng() % 5 == 0) s += (rng() % 2 ? "e-" : "E") + std::to_string(rng() % 40);
+    tokens.push_back(s);
     text += (i ? ", [" : "[") + std::to_string(i) + ", " + s + "]";
   }
   text += "]}}";
-  EXPECT_TRUE(fastAgrees(text, "numbers"));
+  auto w = parseWeights(text, "w.json");
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  ASSERT_EQ(w->groups[0].weights.size(), tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(w->groups[0].weights[i]), std::bit_cast<std::uint64_t>(std::strtod(tokens[i].c_str(), nullptr))) << tokens[i];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Writing
 
 TEST(WeightsWrite, PythonJsonDumpLayout) {
   auto w = parseWeights(R"({"weights": {"b": [[0, 0.5], [2, 1]], "a": [], "Z\u00e9": [[1, 1e-05]]}, "copyright": "c",

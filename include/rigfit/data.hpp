@@ -52,8 +52,7 @@ struct RigLocation {
   std::string name;        ///< the rig's short name ("game_engine", "rigify.human")
 };
 [[nodiscard]] Expected<RigLocation> locateRig(const DataSource& data, const std::string& name_or_path);
-[[nodiscard]] Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where,
-                                             RigParse mode = RigParse::kFull);
+[[nodiscard]] Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where);
 
 /// Names of the rigs a source ships ("cmu_mb", ..., "rigify.human").
 std::vector<std::string> listRigs(const DataSource& data);

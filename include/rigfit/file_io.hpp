@@ -25,6 +25,9 @@ class FileText {
   ~FileText() = default;
 
   std::string_view text() const { return view_; }
+  /// The kPadding bytes past text() belong to this object (a file read by loadFile), so a parser
+  /// that reads ahead (simdjson) can read the text in place.
+  bool padded() const { return owned_ != nullptr; }
 
  private:
   friend Expected<FileText> loadFile(const std::string& path);

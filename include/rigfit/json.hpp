@@ -77,11 +77,12 @@ class Json {
 
 const char* jsonTypeName(Json::Type t);
 
-/// Parses JSON text. `label` (usually the file name) starts every error message; syntax errors
-/// name the line, column and byte offset. Duplicate keys in one object are an error.
+/// Parses JSON text (simdjson, on a padded copy of the text). `label` (usually the file name)
+/// starts every error message; syntax errors name the line, column and byte offset. Duplicate
+/// keys in one object are an error.
 Expected<Json> parseJson(std::string_view text, std::string_view label);
 
-/// Reads and parses a JSON file.
+/// Reads and parses a JSON file (in place: loadFile pads it).
 Expected<Json> readJsonFile(const std::string& path);
 
 struct JsonWriteOptions {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "rigfit/error.hpp"
-#include "rigfit/json.hpp"
+#include "rigfit/file_io.hpp"
 
 namespace rigfit {
 
@@ -60,9 +60,11 @@ struct VertexGroups {
   std::size_t memberCount(std::size_t group) const;
 };
 
-/// Reads `{"group": [[first, last], ...], ...}`; every index must be < vertex_count.
-[[nodiscard]] Expected<VertexGroups> vertexGroupsFromJson(const Json& json, std::string_view label, std::size_t vertex_count);
-/// The same from the file's text (parsed without an intermediate Json tree; same errors).
+/// Reads `{"group": [[first, last], ...], ...}` (simdjson On-Demand); every index must be
+/// < vertex_count. Errors name the file and the JSON path; a syntax error, its line, column and byte.
+/// The text is copied into a buffer with the padding simdjson reads past its end.
 [[nodiscard]] Expected<VertexGroups> parseVertexGroups(std::string_view text, std::string_view label, std::size_t vertex_count);
+/// The same on a file's bytes: read in place when loadFile read them (they are padded).
+[[nodiscard]] Expected<VertexGroups> parseVertexGroups(const FileText& text, std::string_view label, std::size_t vertex_count);
 
 }  // namespace rigfit

@@ -5,13 +5,13 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "rigfit/error.hpp"
+#include "rigfit/file_io.hpp"
 #include "rigfit/json.hpp"
 
 namespace rigfit {
@@ -63,27 +63,11 @@ struct BoneDef {
   std::optional<Vec3d> roll_reference_z;
   std::vector<std::string> collections;
   Json json;  ///< the bone entry as loaded (every key, upgraded to 110); saving starts from it
-              ///< (null after RigParse::kTyped: saving re-reads it from RigDefinition::source)
 };
 
 enum class RigLayout : std::uint8_t {
   kLegacy,  ///< the top-level object is the bone dictionary (implied version 100)
   kBones,   ///< {"bones": ..., "version": N, ...}
-};
-
-/// The text a rig was read from (RigParse::kTyped keeps it so that saving can restore every key).
-struct RigSource {
-  std::string text;      ///< the file's bytes followed by zero padding
-  std::size_t size = 0;  ///< the file's length
-  std::string_view view() const { return std::string_view(text.data(), size); }
-};
-
-/// What parseRig keeps.
-enum class RigParse : std::uint8_t {
-  kFull,   ///< typed fields and every key as Json (BoneDef::json, RigDefinition::header)
-  kTyped,  ///< typed fields only (all that fitting, posing and export use), read several times
-           ///< faster; `json`/`header` stay null and `source` keeps the text, from which
-           ///< rigToJson/writeRig restore every other key
 };
 
 struct RigDefinition {
@@ -97,8 +81,6 @@ struct RigDefinition {
   std::vector<std::string> extra_bones;
   std::vector<BoneDef> bones;      ///< in file (dictionary) order
   Json header;                     ///< every top-level key except "bones", upgraded to 110
-                                   ///< (null after RigParse::kTyped, see `source`)
-  std::shared_ptr<const RigSource> source;  ///< RigParse::kTyped: the text read
   bool final_newline = false;      ///< the source file ended with a newline (kept on save)
 
   const BoneDef* find(std::string_view name) const;
@@ -107,10 +89,12 @@ struct RigDefinition {
 /// Builds a RigDefinition from parsed JSON in any of MPFB's layouts (legacy, v100, v110),
 /// upgrading to 110. Errors name `label` and the JSON path.
 [[nodiscard]] Expected<RigDefinition> rigFromJson(Json json, std::string_view label);
-[[nodiscard]] Expected<RigDefinition> readRig(const std::string& path, RigParse mode = RigParse::kFull);
-/// Both modes accept the same files, give the same typed fields and the same errors.
-[[nodiscard]] Expected<RigDefinition> parseRig(std::string_view text, std::string_view label,
-                                               RigParse mode = RigParse::kFull);
+[[nodiscard]] Expected<RigDefinition> readRig(const std::string& path);
+/// Parses rig text (simdjson, into rigfit's Json, then rigFromJson). Syntax errors name line,
+/// column and byte. The text is copied into a buffer with the padding simdjson reads past its end.
+[[nodiscard]] Expected<RigDefinition> parseRig(std::string_view text, std::string_view label);
+/// The same on a file's bytes: read in place when loadFile read them (they are padded).
+[[nodiscard]] Expected<RigDefinition> parseRig(const FileText& text, std::string_view label);
 
 /// The version 100 -> 110 upgrade on a whole rig document ({"bones":..., "version":100, ...});
 /// layers become bone collections, rigify `*_layers` parameters become `*_coll_refs`.

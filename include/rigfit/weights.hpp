@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rigfit/error.hpp"
+#include "rigfit/file_io.hpp"
 #include "rigfit/json.hpp"
 #include "rigfit/rig.hpp"
 #include "rigfit/skeleton.hpp"
@@ -30,17 +31,17 @@ struct WeightsFile {
   bool final_newline = false;
 };
 
-/// Parses a weights file (well-formed files in MPFB's form straight from their bytes, anything
-/// else with simdjson On-Demand; both give the same results). Errors are one line "LABEL: PATH: what", e.g.
+/// Parses a weights file (simdjson On-Demand). Errors are one line "LABEL: PATH: what", e.g.
 /// `weights.json: weights["thigh_l"][12][1]: weight is negative (-0.5)`; malformed JSON is a
 /// kSyntax error naming line, column and byte (it wins over value errors, as in Python, where the
 /// file would not load at all). Errors: negative, non-numeric or non-finite (1e400) weights,
 /// integer weights of 2^53 or more (they would not write back exactly), non-integer, negative or
 /// too large vertex indices, pairs that are not [vertex, weight], duplicate groups or top-level
 /// keys, no "weights". `vertex_count` (0: unchecked) bounds the vertex indices (kRange).
-/// The text needs no padding: when the 64 bytes the readers may read past its end lie on the same
-/// memory page the text is used in place, otherwise it is copied (always under sanitizers).
+/// The text is copied into a buffer with the padding simdjson reads past its end.
 [[nodiscard]] Expected<WeightsFile> parseWeights(std::string_view text, std::string_view label, std::size_t vertex_count = 0);
+/// The same on a file's bytes: read in place when loadFile read them (they are padded).
+[[nodiscard]] Expected<WeightsFile> parseWeights(const FileText& text, std::string_view label, std::size_t vertex_count = 0);
 [[nodiscard]] Expected<WeightsFile> readWeights(const std::string& path, std::size_t vertex_count = 0);
 
 struct WeightsWriteOptions {

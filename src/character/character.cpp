@@ -89,8 +89,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   auto where = locateRig(data, rig_arg);
   if (!where) return where.error();
   c.rig_name = where->name;
-  // Fitting, posing and export need only the typed fields.
-  auto rig = loadRig(data, *where, RigParse::kTyped);
+  auto rig = loadRig(data, *where);
   if (!rig) return rig.error();
   c.rig = std::move(*rig);
 
@@ -105,7 +104,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     return [&data, rel = std::move(rel), label = std::move(label)](std::size_t n) -> Expected<WeightsFile> {
       auto text = data.view(rel);
       if (!text) return text.error();
-      return parseWeights(text->text(), label, n);
+      return parseWeights(*text, label, n);
     };
   };
   auto fromFile = [](std::string path) { return [path = std::move(path)](std::size_t n) { return readWeights(path, n); }; };

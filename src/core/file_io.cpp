@@ -57,12 +57,11 @@ Status readAll(int fd, char* dst, std::size_t size, const std::string& path) {
 
 }  // namespace
 
-Expected<std::string> readFile(const std::string& path, std::size_t padding) {
+Expected<std::string> readFile(const std::string& path) {
   std::size_t size = 0;
   auto opened = openRegular(path, size);
   if (!opened) return opened.error();
   std::string out;
-  out.reserve(size + padding);
   out.resize(size);
   const Status read = readAll(*opened, out.data(), size, path);
   ::close(*opened);

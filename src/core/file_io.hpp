@@ -8,8 +8,7 @@
 
 namespace rigfit {
 
-/// Reads a whole file. `padding` extra bytes of capacity are reserved (zeroed) past the end,
-/// for parsers that read ahead (simdjson).
-Expected<std::string> readFile(const std::string& path, std::size_t padding = 0);
+/// Reads a whole file. (For parsers that read past the end of their text, loadFile pads it.)
+Expected<std::string> readFile(const std::string& path);
 
 }  // namespace rigfit

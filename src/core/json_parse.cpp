@@ -1,12 +1,14 @@
-// JSON parsing: simdjson for speed, then a conversion into rigfit's ordered Json. On a syntax
-// error a small scanner re-reads the text to name the line, column and byte offset.
+// JSON parsing: simdjson, then a conversion into rigfit's ordered Json. simdjson does not say
+// where a syntax error is, so on one a small scanner re-reads the text to name the line, column
+// and byte offset.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <simdjson.h>
 
-#include "core/file_io.hpp"
+#include "core/json_read.hpp"
 #include "rigfit/json.hpp"
 
 namespace rigfit {
@@ -184,14 +186,14 @@ struct Converter {
   Error error;
   bool failed = false;
 
-  bool fail(const std::string& path, std::string what) {
-    if (!failed) error = makeError(ErrorCode::kSyntax, std::string(label) + ": " + (path.empty() ? "$" : path) + ": " + what);
+  bool fail(const std::string& what) {
+    if (!failed) error = makeError(ErrorCode::kSyntax, std::string(label) + ": $: " + what);
     failed = true;
     return false;
   }
 
   // Recursion depth is bounded by simdjson's own depth limit (1024).
-  bool convert(simdjson::dom::element e, Json& out, const std::string* path_base, std::string_view key_or_empty, std::size_t index, bool is_index) {
+  bool convert(simdjson::dom::element e, Json& out) {
     using simdjson::dom::element_type;
     switch (e.type()) {
       case element_type::NULL_VALUE: out = Json(); return true;
@@ -209,10 +211,8 @@ struct Converter {
         simdjson::dom::array a = e.get_array().value_unsafe();
         out.items().resize(a.size());
         std::size_t k = 0;
-        for (simdjson::dom::element child : a) {
-          if (!convert(child, out.items()[k], path_base, key_or_empty, k, true)) return false;
-          ++k;
-        }
+        for (simdjson::dom::element child : a)
+          if (!convert(child, out.items()[k++])) return false;
         return true;
       }
       case element_type::OBJECT: {
@@ -222,13 +222,11 @@ struct Converter {
         members.reserve(o.size());
         for (simdjson::dom::key_value_pair kv : o) {
           members.emplace_back(std::string(kv.key), Json());
-          if (!convert(kv.value, members.back().second, path_base, kv.key, 0, false)) return false;
+          if (!convert(kv.value, members.back().second)) return false;
         }
         return checkDuplicates(out);
       }
     }
-    (void)index;
-    (void)is_index;
     return true;
   }
 
@@ -238,7 +236,7 @@ struct Converter {
     if (m.size() <= 16) {
       for (std::size_t a = 0; a < m.size(); ++a)
         for (std::size_t b = a + 1; b < m.size(); ++b)
-          if (m[a].first == m[b].first) return fail("", "duplicate key \"" + m[a].first + "\"");
+          if (m[a].first == m[b].first) return fail("duplicate key \"" + m[a].first + "\"");
       return true;
     }
     std::vector<std::string_view> keys;
@@ -246,37 +244,62 @@ struct Converter {
     for (const auto& kv : m) keys.push_back(kv.first);
     std::sort(keys.begin(), keys.end());
     for (std::size_t k = 1; k < keys.size(); ++k)
-      if (keys[k] == keys[k - 1]) return fail("", "duplicate key \"" + std::string(keys[k]) + "\"");
+      if (keys[k] == keys[k - 1]) return fail("duplicate key \"" + std::string(keys[k]) + "\"");
     return true;
   }
 };
 
-Expected<Json> parsePadded(const char* data, std::size_t size, bool padded, std::string_view label) {
-  thread_local simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  const auto err = parser.parse(data, size, !padded).get(root);
-  const std::string_view text(data, size);
-  if (err) {
-    Location loc = Locator(text).run();
-    if (loc.what.empty()) loc.what = simdjson::error_message(err);
-    return makeError(ErrorCode::kSyntax, std::string(label) + ": " + where(text, loc.offset) + ": " + loc.what);
-  }
-  Json out;
-  Converter conv{label, {}, false};
-  if (!conv.convert(root, out, nullptr, {}, 0, false)) return conv.error;
-  return out;
+// The error simdjson reported on `text`, at the first syntax error the Locator finds (or, when it
+// finds none, at the end with simdjson's message).
+Error located(std::string_view text, std::string_view label, simdjson::error_code err) {
+  Location loc = Locator(text).run();
+  if (loc.what.empty()) loc.what = simdjson::error_message(err);
+  return makeError(ErrorCode::kSyntax, std::string(label) + ": " + where(text, loc.offset) + ": " + loc.what);
 }
 
 }  // namespace
 
-Expected<Json> parseJson(std::string_view text, std::string_view label) {
-  return parsePadded(text.data(), text.size(), false, label);
+Expected<Json> detail::parseJson(const PaddedJson& text, std::string_view label) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (const auto err = parser.parse(text.view().data(), text.view().size(), false).get(root)) return located(text.text(), label, err);
+  Json out;
+  Converter conv{label, {}, false};
+  if (!conv.convert(root, out)) return conv.error;
+  return out;
 }
 
+std::optional<Error> detail::jsonSyntaxError(const PaddedJson& text, std::string_view label) {
+  simdjson::dom::parser parser;
+  const auto err = parser.parse(text.view().data(), text.view().size(), false).error();
+  if (!err) return std::nullopt;
+  // Well-formed, but a number beyond double's or 64-bit range (1e400, which Python reads as inf,
+  // or a 30-digit integer): not a syntax error.
+  if (err == simdjson::NUMBER_ERROR && Locator(text.text()).run().what.empty()) return std::nullopt;
+  return located(text.text(), label, err);
+}
+
+Error detail::JsonErrors::syntax(const std::string& path, simdjson::error_code e) const {
+  if (auto located = jsonSyntaxError(text_, label_)) return *located;
+  return makeError(ErrorCode::kSyntax, std::string(label_) + ": " + path + ": " + simdjson::error_message(e));
+}
+
+Error detail::JsonErrors::value(const std::string& path, const std::string& what, ErrorCode code) const {
+  if (auto located = jsonSyntaxError(text_, label_)) return *located;
+  return makeError(code, std::string(label_) + ": " + path + ": " + what);
+}
+
+std::optional<Error> detail::JsonErrors::trailing(simdjson::ondemand::document& doc) const {
+  if (doc.current_location().error()) return std::nullopt;  // at the end
+  return syntax("$", simdjson::TRAILING_CONTENT);
+}
+
+Expected<Json> parseJson(std::string_view text, std::string_view label) { return detail::parseJson(detail::PaddedJson(text), label); }
+
 Expected<Json> readJsonFile(const std::string& path) {
-  auto bytes = readFile(path, simdjson::SIMDJSON_PADDING);
-  if (!bytes) return bytes.error();
-  return parsePadded(bytes->data(), bytes->size(), true, path);
+  auto file = loadFile(path);
+  if (!file) return file.error();
+  return detail::parseJson(detail::PaddedJson(*file), path);
 }
 
 }  // namespace rigfit

@@ -1,38 +1,51 @@
-#include <algorithm>
-#include <cstdint>
+// Writing JSON as Python's json.dump does: one writer (detail::JsonWriter) for every JSON file.
+#include "core/json_write.hpp"
 
-#include "rigfit/json.hpp"
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+
 #include "rigfit/number_format.hpp"
 
 namespace rigfit {
 namespace {
 
-void appendHex4(std::string& out, unsigned v) {
+char* putHex4(char* p, unsigned v) {
   static const char* kHex = "0123456789abcdef";
-  out += "\\u";
-  for (int s = 12; s >= 0; s -= 4) out.push_back(kHex[(v >> s) & 0xF]);
+  *p++ = '\\';
+  *p++ = 'u';
+  for (int s = 12; s >= 0; s -= 4) *p++ = kHex[(v >> s) & 0xF];
+  return p;
 }
 
+// The longest a string can become: "\uXXXX" for a byte; two of them for a 4-byte character.
+constexpr std::size_t kMaxStringBytes = 6;
+
 // Python's json with ensure_ascii=True: everything outside printable ASCII is escaped.
-void appendString(std::string& out, std::string_view s) {
-  out.push_back('"');
+char* putString(char* p, std::string_view s) {
+  *p++ = '"';
   for (std::size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c < 0x7F) {
-      if (c == '"') out += "\\\"";
-      else if (c == '\\') out += "\\\\";
-      else out.push_back(static_cast<char>(c));
+      if (c == '"' || c == '\\') *p++ = '\\';
+      *p++ = static_cast<char>(c);
       ++i;
       continue;
     }
     if (c < 0x80) {
+      const char* e = nullptr;
       switch (c) {
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default: appendHex4(out, c);
+        case '\n': e = "\\n"; break;
+        case '\r': e = "\\r"; break;
+        case '\t': e = "\\t"; break;
+        case '\b': e = "\\b"; break;
+        case '\f': e = "\\f"; break;
+        default: p = putHex4(p, c);
+      }
+      if (e) {
+        *p++ = e[0];
+        *p++ = e[1];
       }
       ++i;
       continue;
@@ -49,83 +62,89 @@ void appendString(std::string& out, std::string_view s) {
     i += static_cast<std::size_t>(len);
     if (cp >= 0x10000) {
       cp -= 0x10000;
-      appendHex4(out, 0xD800 + (cp >> 10));
-      appendHex4(out, 0xDC00 + (cp & 0x3FF));
+      p = putHex4(p, 0xD800 + (cp >> 10));
+      p = putHex4(p, 0xDC00 + (cp & 0x3FF));
     } else {
-      appendHex4(out, cp);
+      p = putHex4(p, cp);
     }
   }
-  out.push_back('"');
+  *p++ = '"';
+  return p;
 }
-
-class Writer {
- public:
-  Writer(const JsonWriteOptions& o, std::string& out) : o_(o), out_(out) {}
-
-  void value(const Json& v, int depth) {
-    switch (v.type()) {
-      case Json::Type::kNull: out_ += "null"; break;
-      case Json::Type::kBool: out_ += v.asBool() ? "true" : "false"; break;
-      case Json::Type::kInt: out_ += std::to_string(v.asInt()); break;
-      case Json::Type::kFloat: appendPythonFloat(out_, v.asDouble()); break;
-      case Json::Type::kString: appendString(out_, v.asString()); break;
-      case Json::Type::kArray: array(v, depth); break;
-      case Json::Type::kObject: object(v, depth); break;
-    }
-  }
-
- private:
-  void newline(int depth) {
-    if (o_.indent < 0) return;
-    out_.push_back('\n');
-    out_.append(static_cast<std::size_t>(depth * o_.indent), ' ');
-  }
-
-  void array(const Json& v, int depth) {
-    const auto& items = v.items();
-    if (items.empty()) { out_ += "[]"; return; }
-    const bool inline_all = o_.inline_numbers &&
-        std::all_of(items.begin(), items.end(), [](const Json& j) { return j.isNumber(); });
-    out_.push_back('[');
-    for (std::size_t k = 0; k < items.size(); ++k) {
-      if (k) out_ += (inline_all || o_.indent < 0) ? ", " : ",";
-      if (!inline_all) newline(depth + 1);
-      value(items[k], depth + 1);
-    }
-    if (!inline_all) newline(depth);
-    out_.push_back(']');
-  }
-
-  void object(const Json& v, int depth) {
-    const auto& members = v.members();
-    if (members.empty()) { out_ += "{}"; return; }
-    std::vector<const Json::Member*> order;
-    order.reserve(members.size());
-    for (const auto& m : members) order.push_back(&m);
-    if (o_.sort_keys)
-      std::stable_sort(order.begin(), order.end(),
-                       [](const Json::Member* a, const Json::Member* b) { return a->first < b->first; });
-    out_.push_back('{');
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      if (k) out_ += o_.indent < 0 ? ", " : ",";
-      newline(depth + 1);
-      appendString(out_, order[k]->first);
-      out_ += ": ";
-      value(order[k]->second, depth + 1);
-    }
-    newline(depth);
-    out_.push_back('}');
-  }
-
-  const JsonWriteOptions& o_;
-  std::string& out_;
-};
 
 }  // namespace
 
+namespace detail {
+
+void JsonWriter::grow(std::size_t n) {
+  // Geometric growth: resize's zero-filling is paid once per doubling.
+  const std::size_t len = static_cast<std::size_t>(cur_ - out_.data());
+  out_.resize(std::max(2 * out_.size(), len + n + 256));
+  cur_ = out_.data() + len;
+  limit_ = out_.data() + out_.size();
+}
+
+void JsonWriter::longNewline(std::size_t n) {
+  char* p = room(n);
+  *p = '\n';
+  std::memset(p + 1, ' ', n - 1);
+  commit(p + n);
+}
+
+void JsonWriter::key(std::string_view k) {
+  item();
+  char* p = putString(room(k.size() * kMaxStringBytes + 4), k);
+  *p++ = ':';
+  *p++ = ' ';
+  commit(p);
+  after_key_ = true;
+}
+
+void JsonWriter::string(std::string_view s) {
+  item();
+  commit(putString(room(s.size() * kMaxStringBytes + 2), s));
+}
+
+void JsonWriter::value(const Json& v) {
+  switch (v.type()) {
+    case Json::Type::kNull: null(); break;
+    case Json::Type::kBool: boolean(v.asBool()); break;
+    case Json::Type::kInt: integer(v.asInt()); break;
+    case Json::Type::kFloat: number(v.asDouble()); break;
+    case Json::Type::kString: string(v.asString()); break;
+    case Json::Type::kArray: {
+      const auto& items = v.items();
+      beginArray(o_.inline_numbers && std::all_of(items.begin(), items.end(), [](const Json& j) { return j.isNumber(); }));
+      for (const Json& j : items) value(j);
+      end();
+      break;
+    }
+    case Json::Type::kObject: {
+      const auto& members = v.members();
+      std::vector<const Json::Member*> order;
+      order.reserve(members.size());
+      for (const auto& m : members) order.push_back(&m);
+      if (o_.sort_keys)
+        std::stable_sort(order.begin(), order.end(), [](const Json::Member* a, const Json::Member* b) { return a->first < b->first; });
+      beginObject();
+      for (const Json::Member* m : order) {
+        key(m->first);
+        value(m->second);
+      }
+      end();
+      break;
+    }
+  }
+}
+
+}  // namespace detail
+
 std::string writeJson(const Json& value, const JsonWriteOptions& options) {
   std::string out;
-  Writer(options, out).value(value, 0);
+  {
+    detail::JsonWriter writer(out, options);
+    writer.value(value);
+  }
   if (options.final_newline) out.push_back('\n');
   return out;
 }

@@ -20,6 +20,21 @@ char* writePythonFloat(char* out, double value) {
     value < 0 ? put("-Infinity", 9) : put("Infinity", 8);
     return out;
   }
+  // Values of at most five decimals in [1e-4, 1) (MPFB's rounded weights) from their digits:
+  // n / 1e5 is correctly rounded, so equality means `value` is the double nearest 0.nnnnn, and
+  // those digits (trailing zeros dropped) are the shortest that read back to it.
+  if (value >= 1e-4 && value < 1.0) {
+    const auto n = static_cast<int>(value * 1e5 + 0.5);
+    if (static_cast<double>(n) / 1e5 == value) {
+      char digits[5];
+      for (int k = 4, m = n; k >= 0; --k, m /= 10) digits[k] = static_cast<char>('0' + m % 10);
+      int len = 5;
+      while (digits[len - 1] == '0') --len;
+      put("0.", 2);
+      put(digits, len);
+      return out;
+    }
+  }
   // Shortest round-trip digits in scientific form: [-]d[.ddd]e(+|-)XX[X].
   char sci[40];
   const char* const sci_end = std::to_chars(sci, sci + sizeof sci, value, std::chars_format::scientific).ptr;

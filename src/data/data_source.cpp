@@ -55,7 +55,7 @@ Expected<std::string> DataSource::read(std::string_view relative) const {
     if (!f) return makeError(ErrorCode::kIo, label(relative) + ": no such file in the built-in demo");
     return std::string(reinterpret_cast<const char*>(f->data), f->size);
   }
-  return readFile(label(relative), 64);
+  return readFile(label(relative));
 }
 
 Expected<FileText> DataSource::view(std::string_view relative) const {
@@ -98,7 +98,7 @@ Expected<VertexGroups> loadVertexGroups(const DataSource& data, std::size_t vert
   const char* rel = "mesh_metadata/basemesh_vertex_groups.json";
   auto file = data.view(rel);
   if (!file) return file.error();
-  return parseVertexGroups(file->text(), data.label(rel), vertex_count);
+  return parseVertexGroups(*file, data.label(rel), vertex_count);
 }
 
 Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) {
@@ -131,11 +131,11 @@ Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) 
   return makeError(ErrorCode::kIo, data.describe() + ": no rig named \"" + arg + "\" (available: " + known + ")");
 }
 
-Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where, RigParse mode) {
-  if (!where.in_source) return readRig(where.path, mode);
-  auto text = data.read(where.path);
+Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where) {
+  if (!where.in_source) return readRig(where.path);
+  auto text = data.view(where.path);
   if (!text) return text.error();
-  return parseRig(*text, data.label(where.path), mode);
+  return parseRig(*text, data.label(where.path));
 }
 
 std::vector<std::string> listRigs(const DataSource& data) {

@@ -1,6 +1,11 @@
+// MPFB's basemesh_vertex_groups.json, read with simdjson's On-Demand parser straight into the
+// groups. On any error the whole text is checked first (detail::jsonSyntaxError): a syntax error
+// anywhere wins, named by line, column and byte.
 #include "rigfit/mesh.hpp"
 
-#include "core/json_scan.hpp"
+#include <simdjson.h>
+
+#include "core/json_read.hpp"
 
 namespace rigfit {
 
@@ -15,89 +20,92 @@ std::size_t VertexGroups::memberCount(std::size_t group) const {
   return n;
 }
 
-Expected<VertexGroups> vertexGroupsFromJson(const Json& json, std::string_view label, std::size_t vertex_count) {
-  auto fail = [&](const std::string& path, const std::string& what) {
-    return makeError(ErrorCode::kSchema, std::string(label) + ": " + path + ": " + what);
-  };
-  if (!json.isObject()) return fail("$", "expected an object of vertex groups");
-  VertexGroups groups;
-  for (const auto& [name, value] : json.members()) {
-    const std::string path = jsonPathKey("", name);
-    if (!value.isArray()) return fail(path, "expected an array of [first, last] ranges");
-    std::vector<VertexGroups::Range> ranges;
-    ranges.reserve(value.size());
-    for (std::size_t k = 0; k < value.size(); ++k) {
-      const Json& r = value.items()[k];
-      const std::string rp = jsonPathIndex(path, k);
-      if (!r.isArray() || r.size() != 2 || !r.items()[0].isInt() || !r.items()[1].isInt())
-        return fail(rp, "expected [first, last] integers");
-      const std::int64_t a = r.items()[0].asInt(), b = r.items()[1].asInt();
-      if (a < 0 || b < a) return fail(rp, "invalid range [" + std::to_string(a) + ", " + std::to_string(b) + "]");
-      if (static_cast<std::uint64_t>(b) > 0xFFFFFFFFull)  // a mesh's vertex indices are 32-bit
-        return makeError(ErrorCode::kRange, std::string(label) + ": " + rp + ": vertex " + std::to_string(b) +
-                                                " is beyond the 32-bit vertex indices of a mesh");
-      if (static_cast<std::uint64_t>(b) >= vertex_count)
-        return makeError(ErrorCode::kRange, std::string(label) + ": " + rp + ": vertex " + std::to_string(b) +
-                                                " is beyond the mesh of " + std::to_string(vertex_count) + " vertices");
-      ranges.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
-    }
-    groups.index.emplace(name, static_cast<std::uint32_t>(groups.names.size()));
-    groups.names.push_back(name);
-    groups.ranges.push_back(std::move(ranges));
-  }
-  return groups;
-}
-
 namespace {
 
-// The usual file straight from its bytes with rigfit's JSON scanner: no tree and no buffers
-// beyond the groups themselves (simdjson's document would take 12 times the text). False for
-// anything else (a duplicate name, a range that is not [first, last] integers in order and in
-// range, an escape in a name, bad JSON); the general reader then names the problem.
-bool scanVertexGroups(const char* data, std::size_t size, std::size_t vertex_count, VertexGroups& groups) {
-  detail::Scanner s;
-  if (!s.open(data, size) || !s.eat('{')) return false;
-  int more = s.first('}') ? 1 : 0;
-  while (more == 1) {
-    std::string_view name;
-    if (!s.key(name) || !s.eat('[')) return false;
-    std::vector<VertexGroups::Range> ranges;
-    int item = s.first(']') ? 1 : 0;
-    while (item == 1) {
-      detail::NumberToken a, b;
-      if (!s.eat('[') || !s.number(a) || s.next(']') != 1 || !s.number(b) || s.next(']') != 0) return false;
-      if (!a.integer || !b.integer || a.negative || b.negative || b.magnitude < a.magnitude || b.magnitude >= vertex_count ||
-          b.magnitude > 0xFFFFFFFFull)
-        return false;
-      ranges.push_back({static_cast<std::uint32_t>(a.magnitude), static_cast<std::uint32_t>(b.magnitude)});
-      item = s.next(']');
+namespace od = simdjson::ondemand;
+
+class GroupsReader {
+ public:
+  GroupsReader(const detail::PaddedJson& text, std::string_view label, std::size_t vertex_count)
+      : errors_(text, label), vertex_count_(vertex_count) {}
+
+  Expected<VertexGroups> run() {
+    od::parser parser;
+    od::document doc;
+    if (auto e = parser.iterate(errors_.text().view()).get(doc)) return syntax("$", e);
+    od::object root;
+    if (doc.get_object().get(root)) return fail("$", "expected an object of vertex groups");
+    VertexGroups groups;
+    for (auto field_result : root) {
+      od::field field;
+      std::string_view name;
+      if (auto e = std::move(field_result).get(field)) return syntax("$", e);
+      if (auto e = field.unescaped_key().get(name)) return syntax("$", e);
+      const std::string path = jsonPathKey("", name);
+      od::array list;
+      if (field.value().get_array().get(list)) return fail(path, "expected an array of [first, last] ranges");
+      std::vector<VertexGroups::Range> ranges;
+      std::size_t k = 0;
+      for (auto range_result : list) {
+        od::value range;
+        if (auto e = std::move(range_result).get(range)) return syntax(jsonPathIndex(path, k), e);
+        auto r = readRange(range, jsonPathIndex(path, k));
+        if (!r) return r.error();
+        ranges.push_back(*r);
+        ++k;
+      }
+      if (!groups.index.emplace(std::string(name), static_cast<std::uint32_t>(groups.names.size())).second)
+        return fail("$", "duplicate key \"" + std::string(name) + "\"", ErrorCode::kSyntax);
+      groups.names.emplace_back(name);
+      groups.ranges.push_back(std::move(ranges));
     }
-    if (item != 0 || !groups.index.emplace(std::string(name), static_cast<std::uint32_t>(groups.names.size())).second)
-      return false;
-    groups.names.emplace_back(name);
-    groups.ranges.push_back(std::move(ranges));
-    more = s.next('}');
+    if (auto e = errors_.trailing(doc)) return *e;
+    return groups;
   }
-  return more == 0 && s.atEnd();
-}
+
+ private:
+  // [first, last]: integers, 0 <= first <= last < the vertex count (and 2^32).
+  Expected<VertexGroups::Range> readRange(od::value& value, const std::string& path) {
+    od::array pair;
+    if (value.get_array().get(pair)) return fail(path, "expected [first, last] integers");
+    std::int64_t v[2] = {0, 0};
+    std::size_t n = 0;
+    for (auto item_result : pair) {
+      od::value item;
+      if (auto e = std::move(item_result).get(item)) return syntax(path, e);
+      if (n == 2 || item.get_int64().get(v[n])) return fail(path, "expected [first, last] integers");
+      ++n;
+    }
+    if (n != 2) return fail(path, "expected [first, last] integers");
+    const std::int64_t a = v[0], b = v[1];
+    if (a < 0 || b < a) return fail(path, "invalid range [" + std::to_string(a) + ", " + std::to_string(b) + "]");
+    if (static_cast<std::uint64_t>(b) > 0xFFFFFFFFull)  // a mesh's vertex indices are 32-bit
+      return fail(path, "vertex " + std::to_string(b) + " is beyond the 32-bit vertex indices of a mesh", ErrorCode::kRange);
+    if (static_cast<std::uint64_t>(b) >= vertex_count_)
+      return fail(path, "vertex " + std::to_string(b) + " is beyond the mesh of " + std::to_string(vertex_count_) + " vertices",
+                  ErrorCode::kRange);
+    return VertexGroups::Range{static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)};
+  }
+
+  Error syntax(const std::string& path, simdjson::error_code e) const { return errors_.syntax(path, e); }
+  Error fail(const std::string& path, const std::string& what, ErrorCode code = ErrorCode::kSchema) const {
+    return errors_.value(path, what, code);
+  }
+
+  detail::JsonErrors errors_;
+  std::size_t vertex_count_;
+};
 
 }  // namespace
 
 Expected<VertexGroups> parseVertexGroups(std::string_view text, std::string_view label, std::size_t vertex_count) {
-  VertexGroups groups;
-  bool fast;
-  if (detail::paddingReadable(text.data(), text.size())) {
-    fast = scanVertexGroups(text.data(), text.size(), vertex_count, groups);
-  } else {
-    std::string padded;
-    padded.reserve(text.size() + simdjson::SIMDJSON_PADDING);
-    padded.assign(text);
-    fast = scanVertexGroups(padded.data(), padded.size(), vertex_count, groups);
-  }
-  if (fast) return groups;
-  auto json = parseJson(text, label);
-  if (!json) return json.error();
-  return vertexGroupsFromJson(*json, label, vertex_count);
+  const detail::PaddedJson padded(text);
+  return GroupsReader(padded, label, vertex_count).run();
+}
+
+Expected<VertexGroups> parseVertexGroups(const FileText& text, std::string_view label, std::size_t vertex_count) {
+  const detail::PaddedJson padded(text);
+  return GroupsReader(padded, label, vertex_count).run();
 }
 
 }  // namespace rigfit

@@ -1,8 +1,9 @@
 // Reading rig.*.json: layout detection, upgrade to 110, and typed bone entries.
+#include <array>
 #include <cmath>
+#include <iterator>
 
-#include "core/file_io.hpp"
-#include "rig/rig_read_typed.hpp"
+#include "core/json_read.hpp"
 #include "rigfit/rig.hpp"
 
 namespace rigfit {
@@ -69,6 +70,15 @@ bool enumFromName(std::string_view s, const char* (*name)(E), const std::array<E
   return false;
 }
 
+// A JSON path for messages, made into text only when a message needs it: the path of `parent`
+// (or nothing) followed by `key` (see jsonPathKey).
+struct Path {
+  const Path* parent;
+  std::string_view key;
+  std::string str() const { return jsonPathKey(parent ? parent->str() : std::string(), key); }
+  Path operator/(std::string_view k) const { return Path{this, k}; }
+};
+
 class RigReader {
  public:
   explicit RigReader(std::string_view label) : label_(label) {}
@@ -76,6 +86,7 @@ class RigReader {
   Error fail(const std::string& path, const std::string& what, ErrorCode code = ErrorCode::kSchema) const {
     return makeError(code, label_ + ": " + path + ": " + what);
   }
+  Error fail(const Path& path, const std::string& what, ErrorCode code = ErrorCode::kSchema) const { return fail(path.str(), what, code); }
 
   Expected<RigDefinition> run(Json doc) {
     RigDefinition rig;
@@ -115,10 +126,11 @@ class RigReader {
     doc.erase("bones");
     rig.header = std::move(doc);
     rig.bones.reserve(bones.size());
+    const Path bones_path{nullptr, "bones"};
     for (auto& [name, entry] : bones.members()) {
       BoneDef b;
       b.name = name;
-      RIGFIT_TRY(readBone(jsonPathKey("bones", name), entry, b));
+      RIGFIT_TRY(readBone(bones_path / name, entry, b));
       b.json = std::move(entry);
       rig.bones.push_back(std::move(b));
     }
@@ -156,22 +168,22 @@ class RigReader {
     return {};
   }
 
-  Status readStringList(const Json& j, const std::string& path, std::vector<std::string>& out) const {
+  Status readStringList(const Json& j, const Path& path, std::vector<std::string>& out) const {
     if (!j.isArray()) return fail(path, std::string("expected an array of strings, found ") + jsonTypeName(j.type()));
     for (std::size_t k = 0; k < j.size(); ++k) {
-      if (!j.items()[k].isString()) return fail(jsonPathIndex(path, k), "expected a string");
+      if (!j.items()[k].isString()) return fail(jsonPathIndex(path.str(), k), "expected a string");
       out.push_back(j.items()[k].asString());
     }
     return {};
   }
 
-  Status readVec3(const Json& j, const std::string& path, Vec3d& out) const {
+  Status readVec3(const Json& j, const Path& path, Vec3d& out) const {
     if (!j.isArray() || j.size() != 3) return fail(path, "expected [x, y, z]");
     for (std::size_t k = 0; k < 3; ++k) {
       const Json& c = j.items()[k];
-      if (!c.isNumber()) return fail(jsonPathIndex(path, k), std::string("expected a number, found ") + jsonTypeName(c.type()));
+      if (!c.isNumber()) return fail(jsonPathIndex(path.str(), k), std::string("expected a number, found ") + jsonTypeName(c.type()));
       out[k] = c.asDouble();
-      if (!std::isfinite(out[k])) return fail(jsonPathIndex(path, k), "not a finite number");
+      if (!std::isfinite(out[k])) return fail(jsonPathIndex(path.str(), k), "not a finite number");
     }
     return {};
   }
@@ -188,28 +200,29 @@ class RigReader {
         if (s->asDouble() != 0.0) rig.scale_factor = s->asDouble();  // only truthy values count
       }
     }
-    if (const Json* c = doc.find("collections")) RIGFIT_TRY(readStringList(*c, "collections", rig.collections));
-    if (const Json* c = doc.find("extra_bones")) RIGFIT_TRY(readStringList(*c, "extra_bones", rig.extra_bones));
+    if (const Json* c = doc.find("collections")) RIGFIT_TRY(readStringList(*c, Path{nullptr, "collections"}, rig.collections));
+    if (const Json* c = doc.find("extra_bones")) RIGFIT_TRY(readStringList(*c, Path{nullptr, "extra_bones"}, rig.extra_bones));
     return {};
   }
 
-  Status readEnd(const Json& j, const std::string& path, EndDef& e) const {
+  Status readEnd(const Json& j, const Path& path, EndDef& e) const {
     if (!j.isObject()) return fail(path, std::string("expected an object, found ") + jsonTypeName(j.type()));
     const Json* s = j.find("strategy");
-    if (!s) return fail(path + ".strategy", "missing");
-    if (!s->isString()) return fail(path + ".strategy", std::string("expected a string, found ") + jsonTypeName(s->type()));
+    if (!s) return fail(path / "strategy", "missing");
+    if (!s->isString()) return fail(path / "strategy", std::string("expected a string, found ") + jsonTypeName(s->type()));
     const std::string& name = s->asString();
     static constexpr std::array kAll{Strategy::kCube, Strategy::kVertex, Strategy::kMean, Strategy::kXyz, Strategy::kDefault};
     if (!enumFromName(name, strategyName, kAll, e.strategy))
-      return fail(path + ".strategy", "unknown strategy \"" + name + "\" (expected CUBE, VERTEX, MEAN, XYZ or DEFAULT)");
+      return fail(path / "strategy", "unknown strategy \"" + name + "\" (expected CUBE, VERTEX, MEAN, XYZ or DEFAULT)");
     auto indexList = [&](std::size_t min_count) -> Status {
       const Json* v = j.find("vertex_indices");
-      const std::string p = path + ".vertex_indices";
+      const Path p = path / "vertex_indices";
       if (!v) return fail(p, "missing (required by " + name + ")");
       if (!v->isArray()) return fail(p, std::string("expected an array of integers, found ") + jsonTypeName(v->type()));
       if (v->size() < min_count) return fail(p, name + " needs at least " + std::to_string(min_count) + " indices, found " + std::to_string(v->size()));
+      e.vertex_indices.reserve(v->size());
       for (std::size_t k = 0; k < v->size(); ++k) {
-        if (!v->items()[k].isInt()) return fail(jsonPathIndex(p, k), std::string("expected an integer, found ") + jsonTypeName(v->items()[k].type()));
+        if (!v->items()[k].isInt()) return fail(jsonPathIndex(p.str(), k), std::string("expected an integer, found ") + jsonTypeName(v->items()[k].type()));
         e.vertex_indices.push_back(v->items()[k].asInt());
       }
       return {};
@@ -217,15 +230,15 @@ class RigReader {
     switch (e.strategy) {
       case Strategy::kCube: {
         const Json* c = j.find("cube_name");
-        if (!c) return fail(path + ".cube_name", "missing (required by CUBE)");
-        if (!c->isString()) return fail(path + ".cube_name", "expected a string");
+        if (!c) return fail(path / "cube_name", "missing (required by CUBE)");
+        if (!c->isString()) return fail(path / "cube_name", "expected a string");
         e.cube_name = c->asString();
         break;
       }
       case Strategy::kVertex: {
         const Json* v = j.find("vertex_index");
-        if (!v) return fail(path + ".vertex_index", "missing (required by VERTEX)");
-        if (!v->isInt()) return fail(path + ".vertex_index", std::string("expected an integer, found ") + jsonTypeName(v->type()));
+        if (!v) return fail(path / "vertex_index", "missing (required by VERTEX)");
+        if (!v->isInt()) return fail(path / "vertex_index", std::string("expected an integer, found ") + jsonTypeName(v->type()));
         e.vertex_index = v->asInt();
         break;
       }
@@ -235,73 +248,72 @@ class RigReader {
     }
     if (const Json* o = j.find("offset")) {
       Vec3d v{};
-      RIGFIT_TRY(readVec3(*o, path + ".offset", v));
+      RIGFIT_TRY(readVec3(*o, path / "offset", v));
       e.offset = v;
     }
     if (const Json* d = j.find("default_position")) {
       Vec3d v{};
-      RIGFIT_TRY(readVec3(*d, path + ".default_position", v));
+      RIGFIT_TRY(readVec3(*d, path / "default_position", v));
       e.default_position = v;
     }
     return {};
   }
 
-  Status readBone(const std::string& path, const Json& j, BoneDef& b) const {
-    auto required = [&](const char* key) -> const Json* { return j.find(key); };
-    for (const char* key : {"head", "tail", "roll", "parent", "use_connect", "use_local_location",
-                            "use_inherit_rotation", "inherit_scale", "rigify"})
-      if (!required(key)) return fail(path + "." + key, "missing (required)");
-    RIGFIT_TRY(readEnd(*j.find("head"), path + ".head", b.head));
-    RIGFIT_TRY(readEnd(*j.find("tail"), path + ".tail", b.tail));
-    const Json& roll = *j.find("roll");
-    if (!roll.isNumber()) return fail(path + ".roll", std::string("expected a number, found ") + jsonTypeName(roll.type()));
-    b.roll = roll.asDouble();
-    if (!std::isfinite(b.roll)) return fail(path + ".roll", "not a finite number");
-    const Json& parent = *j.find("parent");
-    if (!parent.isString()) return fail(path + ".parent", std::string("expected a string, found ") + jsonTypeName(parent.type()));
-    b.parent = parent.asString();
-    auto flag = [&](const char* key, bool& out) -> Status {
-      const Json& f = *j.find(key);
-      if (!f.isBool()) return fail(path + "." + key, std::string("expected a boolean, found ") + jsonTypeName(f.type()));
-      out = f.asBool();
+  Status readBone(const Path& path, const Json& j, BoneDef& b) const {
+    // The required keys, found once.
+    static constexpr const char* kRequired[] = {"head", "tail", "roll", "parent", "use_connect", "use_local_location",
+                                                "use_inherit_rotation", "inherit_scale", "rigify"};
+    const Json* required[std::size(kRequired)];
+    for (std::size_t k = 0; k < std::size(kRequired); ++k)
+      if (!(required[k] = j.find(kRequired[k]))) return fail(path / kRequired[k], "missing (required)");
+    const auto& [head, tail, roll, parent, use_connect, use_local_location, use_inherit_rotation, inherit_scale, rigify] = required;
+    RIGFIT_TRY(readEnd(*head, path / "head", b.head));
+    RIGFIT_TRY(readEnd(*tail, path / "tail", b.tail));
+    if (!roll->isNumber()) return fail(path / "roll", std::string("expected a number, found ") + jsonTypeName(roll->type()));
+    b.roll = roll->asDouble();
+    if (!std::isfinite(b.roll)) return fail(path / "roll", "not a finite number");
+    if (!parent->isString()) return fail(path / "parent", std::string("expected a string, found ") + jsonTypeName(parent->type()));
+    b.parent = parent->asString();
+    auto flag = [&](const Json* f, const char* key, bool& out) -> Status {
+      if (!f->isBool()) return fail(path / key, std::string("expected a boolean, found ") + jsonTypeName(f->type()));
+      out = f->asBool();
       return {};
     };
-    RIGFIT_TRY(flag("use_connect", b.use_connect));
-    RIGFIT_TRY(flag("use_local_location", b.use_local_location));
-    RIGFIT_TRY(flag("use_inherit_rotation", b.use_inherit_rotation));
-    const Json& is = *j.find("inherit_scale");
+    RIGFIT_TRY(flag(use_connect, "use_connect", b.use_connect));
+    RIGFIT_TRY(flag(use_local_location, "use_local_location", b.use_local_location));
+    RIGFIT_TRY(flag(use_inherit_rotation, "use_inherit_rotation", b.use_inherit_rotation));
     static constexpr std::array kScales{InheritScale::kFull, InheritScale::kFixShear, InheritScale::kAligned,
                                         InheritScale::kAverage, InheritScale::kNone, InheritScale::kNoneLegacy};
-    if (!is.isString() || !enumFromName(is.asString(), inheritScaleName, kScales, b.inherit_scale))
-      return fail(path + ".inherit_scale", "expected one of FULL, FIX_SHEAR, ALIGNED, AVERAGE, NONE, NONE_LEGACY");
-    if (!j.find("rigify")->isObject()) return fail(path + ".rigify", "expected an object");
+    if (!inherit_scale->isString() || !enumFromName(inherit_scale->asString(), inheritScaleName, kScales, b.inherit_scale))
+      return fail(path / "inherit_scale", "expected one of FULL, FIX_SHEAR, ALIGNED, AVERAGE, NONE, NONE_LEGACY");
+    if (!rigify->isObject()) return fail(path / "rigify", "expected an object");
     if (const Json* m = j.find("rotation_mode")) {
       static constexpr std::array kModes{RotationMode::kQuaternion, RotationMode::kXYZ, RotationMode::kXZY, RotationMode::kYXZ,
                                          RotationMode::kYZX, RotationMode::kZXY, RotationMode::kZYX, RotationMode::kAxisAngle};
       if (!m->isString() || !enumFromName(m->asString(), rotationModeName, kModes, b.rotation_mode))
-        return fail(path + ".rotation_mode", "expected QUATERNION, AXIS_ANGLE or an Euler order such as XYZ");
+        return fail(path / "rotation_mode", "expected QUATERNION, AXIS_ANGLE or an Euler order such as XYZ");
     }
     if (const Json* rs = j.find("roll_strategy")) {
-      if (!rs->isString() && !rs->isNull()) return fail(path + ".roll_strategy", "expected a string");
+      if (!rs->isString() && !rs->isNull()) return fail(path / "roll_strategy", "expected a string");
       if (rs->isString() && !rs->asString().empty()) {
         static constexpr std::array kRolls{RollStrategy::kAlignZWorldZ, RollStrategy::kAlignXWorldX, RollStrategy::kAlignZReferenceZ};
         if (!enumFromName(rs->asString(), rollStrategyName, kRolls, b.roll_strategy))
-          return fail(path + ".roll_strategy", "unknown roll strategy \"" + rs->asString() +
-                                                   "\" (expected ALIGN_Z_WORLD_Z, ALIGN_X_WORLD_X or ALIGN_Z_REFERENCE_Z)");
+          return fail(path / "roll_strategy", "unknown roll strategy \"" + rs->asString() +
+                                                  "\" (expected ALIGN_Z_WORLD_Z, ALIGN_X_WORLD_X or ALIGN_Z_REFERENCE_Z)");
       }
     }
     if (const Json* rz = j.find("roll_reference_z")) {
       if (!rz->isNull()) {
         Vec3d v{};
-        RIGFIT_TRY(readVec3(*rz, path + ".roll_reference_z", v));
+        RIGFIT_TRY(readVec3(*rz, path / "roll_reference_z", v));
         b.roll_reference_z = v;
       }
     }
-    if (const Json* c = j.find("collections")) RIGFIT_TRY(readStringList(*c, path + ".collections", b.collections));
+    if (const Json* c = j.find("collections")) RIGFIT_TRY(readStringList(*c, path / "collections", b.collections));
     if (const Json* c = j.find("constraints"))
-      if (!c->isArray()) return fail(path + ".constraints", "expected an array");
+      if (!c->isArray()) return fail(path / "constraints", "expected an array");
     if (const Json* c = j.find("bendy_bone"))
-      if (!c->isObject()) return fail(path + ".bendy_bone", "expected an object");
+      if (!c->isObject()) return fail(path / "bendy_bone", "expected an object");
     return {};
   }
 
@@ -312,30 +324,26 @@ class RigReader {
 
 Expected<RigDefinition> rigFromJson(Json json, std::string_view label) { return RigReader(label).run(std::move(json)); }
 
-Expected<RigDefinition> parseRig(std::string_view text, std::string_view label, RigParse mode) {
-  if (mode == RigParse::kTyped) {
-    auto src = detail::makeRigSource(text);
-    RigDefinition rig;
-    if (detail::readRigTyped(src, label, rig) && !rig.bones.empty()) return rig;
-    // Anything unusual: the full reader gives the result or the error, and the text is kept.
-    auto full = parseRig(text, label, RigParse::kFull);
-    if (!full) return full.error();
-    for (BoneDef& b : full->bones) b.json = Json();
-    full->header = Json();
-    full->source = std::move(src);
-    return full;
-  }
-  auto json = parseJson(text, label);
+namespace {
+
+Expected<RigDefinition> parsePadded(const detail::PaddedJson& text, std::string_view label) {
+  auto json = detail::parseJson(text, label);
   if (!json) return json.error();
   auto rig = rigFromJson(std::move(*json), label);
-  if (rig) rig->final_newline = !text.empty() && text.back() == '\n';
+  if (rig) rig->final_newline = !text.text().empty() && text.text().back() == '\n';
   return rig;
 }
 
-Expected<RigDefinition> readRig(const std::string& path, RigParse mode) {
-  auto bytes = readFile(path, 64);
-  if (!bytes) return bytes.error();
-  return parseRig(*bytes, path, mode);
+}  // namespace
+
+Expected<RigDefinition> parseRig(std::string_view text, std::string_view label) { return parsePadded(detail::PaddedJson(text), label); }
+
+Expected<RigDefinition> parseRig(const FileText& text, std::string_view label) { return parsePadded(detail::PaddedJson(text), label); }
+
+Expected<RigDefinition> readRig(const std::string& path) {
+  auto file = loadFile(path);
+  if (!file) return file.error();
+  return parseRig(*file, path);
 }
 
 }  // namespace rigfit

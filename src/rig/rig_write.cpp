@@ -108,18 +108,6 @@ Json boneToJson(const BoneDef& b) {
 }  // namespace
 
 Json rigToJson(const RigDefinition& rig) {
-  if (rig.source && !rig.header.isObject()) {
-    // Read with RigParse::kTyped: every key not held in typed fields comes from the text.
-    auto full = parseRig(rig.source->view(), rig.label, RigParse::kFull);
-    if (full) {
-      RigDefinition merged = rig;
-      merged.source.reset();
-      merged.header = std::move(full->header);
-      for (BoneDef& b : merged.bones)
-        if (const BoneDef* f = full->find(b.name)) b.json = f->json;
-      return rigToJson(merged);
-    }
-  }
   Json doc = rig.header.isObject() ? rig.header : Json::object();
   Json bones = Json::object();
   bones.members().reserve(rig.bones.size());
