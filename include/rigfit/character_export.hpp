@@ -23,7 +23,7 @@ struct CharacterExportOptions {
   bool keep_helpers = false;   ///< keep helper geometry and joint cubes
   bool deform_only = false;    ///< only bones that carry weight, re-parented across removed ones
   bool compress = false;       ///< .g4b: Zstandard chunks
-  int threads = 2;             ///< threads for the computed normals (the bytes do not depend on it)
+  int threads = 1;             ///< threads for the computed normals (the bytes do not depend on it)
   /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0:
   /// each "PATH" or "PATH=NAME" or "DIR/" (every target in targets/DIR, in name order), PATH
   /// relative to the data's targets/ without extension (as

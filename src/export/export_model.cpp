@@ -6,11 +6,11 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
-
-#include "core/warm_worker.hpp"
 
 namespace rigfit {
 
@@ -66,8 +66,9 @@ class NormalTerms {
   // Computes chunks until none is left; any number of threads may call it at once.
   void work() {
     const std::size_t faces = mesh_.faceCount();
+    std::vector<P> large;  // the points and edges of polygons of more than kSmall corners
     for (std::size_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) * kChunk < faces;)
-      for (std::size_t f = c * kChunk, e = std::min(faces, f + kChunk); f < e; ++f) face(f);
+      for (std::size_t f = c * kChunk, e = std::min(faces, f + kChunk); f < e; ++f) face(f, large);
   }
 
   // Sums the terms per vertex (face order) and normalises into `out` (3 floats per vertex).
@@ -89,6 +90,7 @@ class NormalTerms {
 
  private:
   static constexpr std::size_t kChunk = 512;
+  static constexpr std::uint32_t kSmall = 8;  // corners whose points and edges fit on the stack
 
   // The arithmetic, in this order, is the normal's definition (the exported bytes depend on it):
   // double coordinates, Newell's sum from zero, norms as sqrt((x*x + y*y) + z*z).
@@ -97,7 +99,7 @@ class NormalTerms {
   };
   static double norm(const P& a) { return std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
 
-  void face(std::size_t f) {
+  void face(std::size_t f, std::vector<P>& large) {
     const std::uint32_t a = mesh_.face_offsets[f], b = mesh_.face_offsets[f + 1], n = b - a;
     const std::uint32_t* corner = &mesh_.corner_vertices[a];
     double* angle = angle_.get() + a;
@@ -106,19 +108,17 @@ class NormalTerms {
       for (std::uint32_t k = 0; k < n && all; ++k) all = skip_[corner[k]] != 0;
       if (all) return clear(angle, n);
     }
-    if (n == 4) return polygon<4>(f, corner, angle, 4);
-    if (n == 3) return polygon<3>(f, corner, angle, 3);
-    return polygon<0>(f, corner, angle, n);
+    if (n == 4) return polygon<4>(f, corner, angle, 4, large);
+    if (n == 3) return polygon<3>(f, corner, angle, 3, large);
+    return polygon<0>(f, corner, angle, n, large);
   }
 
   // The corners' points and the edges from each to the next, each once (an edge reversed is the
   // same vector negated, exactly). kN: the corner count when fixed (quads and triangles), else 0.
   template <std::uint32_t kN>
-  void polygon(std::size_t f, const std::uint32_t* corner, double* angle, std::uint32_t n) {
+  void polygon(std::size_t f, const std::uint32_t* corner, double* angle, std::uint32_t n, std::vector<P>& large) {
     if constexpr (kN != 0) n = kN;
-    constexpr std::uint32_t kSmall = 8;
     P small[2 * kSmall];
-    thread_local std::vector<P> large;
     P* pt = small;
     if (kN == 0 && n > kSmall) {
       large.resize(2 * n);
@@ -169,15 +169,14 @@ class NormalTerms {
   std::atomic<std::size_t> next_{0};
 };
 
-// Runs `terms` beside the caller (when `threads` > 1) while the caller does `other`, then helps
-// with what is left. The result does not depend on the thread count.
+// Runs `terms` on threads - 1 threads of this call while the caller does `other`, then helps with
+// what is left and joins them. The result does not depend on the thread count.
 template <class F>
 void computeTermsAlongside(NormalTerms& terms, int threads, const F& other) {
-  detail::SideTask<void> helper;
-  if (threads > 1) helper = detail::SideTask<void>([&terms] { terms.work(); });
+  std::vector<std::jthread> helpers;
+  for (int t = 1; t < threads; ++t) helpers.emplace_back([&terms] { terms.work(); });
   other();
   terms.work();
-  if (helper.valid()) helper.get();
 }
 
 }  // namespace
