@@ -55,8 +55,8 @@ std::string exportFormatOf(const std::string& path);
 [[nodiscard]] Expected<CharacterExport> exportCharacter(const DataSource& data, const Character& character,
                                                         const PoseRequest& pose, const CharacterExportOptions& options);
 
-/// Writes the export atomically: the .bin first (when `bin_path` is not empty), then the main
-/// file; if the main file fails the .bin is removed, so the outputs are complete or absent.
+/// Writes the export durably and all or nothing (writeFilesAtomic): the main file, and the .bin
+/// when `bin_path` is not empty. On failure the files there before are left as they were.
 [[nodiscard]] Status writeCharacterExport(const CharacterExport& files, const std::string& path, const std::string& bin_path);
 
 }  // namespace rigfit

@@ -1,10 +1,13 @@
 // Whole-file reads and all-or-nothing writes.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "rigfit/error.hpp"
+#include "rigfit/file_io.hpp"
 
 namespace rigfit {
 
@@ -12,4 +15,18 @@ namespace rigfit {
 /// for parsers that read ahead (simdjson).
 Expected<std::string> readFile(const std::string& path, std::size_t padding = 0);
 
+namespace detail {
+
+/// The steps of an atomic write where a system call can fail.
+enum class WriteStep { kCreate, kWrite, kSync, kRename };
+
+/// Called before each step with the target's path: a nonzero errno value makes the step fail as
+/// if its system call had returned that error (tests use it to fail what cannot be made to fail
+/// for real, e.g. a rename).
+using WriteFault = std::function<int(WriteStep step, const std::string& path)>;
+
+/// writeFilesAtomic with failures injected by `fault`.
+Status writeFilesAtomic(std::span<const OutputFile> files, const WriteFault& fault);
+
+}  // namespace detail
 }  // namespace rigfit
