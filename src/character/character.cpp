@@ -8,6 +8,8 @@
 #include <optional>
 #include <thread>
 
+#include "core/name_hint.hpp"
+
 namespace rigfit {
 
 std::string defaultWeightsPath(const DataSource& data, const std::string& rig_name) {
@@ -133,7 +135,11 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     const std::string rel = defaultWeightsPath(data, options.weights);
     if (rel.empty()) {
       weights_failed = true;
-      weights_error = makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"");
+      std::vector<std::string> known;
+      for (const auto& f : data.list("rigs/standard", "weights.", ".json")) known.push_back(f.substr(8, f.size() - 13));
+      for (const auto& f : data.list("rigs/rigify", "weights.", ".json")) known.push_back("rigify." + f.substr(8, f.size() - 13));
+      weights_error = makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"" +
+                                                    detail::unknownNameHint(options.weights, known));
     } else {
       c.weights_label = data.label(rel);
       parse = fromSource(rel, c.weights_label);
