@@ -119,6 +119,7 @@ struct Pending {
   std::string temp;        // empty once nothing is left under the temporary name
   bool exchanged = false;  // the target's old file now lives under `temp`
   bool placed = false;     // the new file is at the target
+  bool had_old = false;    // a file was at the target before
 };
 
 // The step's injected error, or 0.
@@ -167,7 +168,8 @@ Status place(Pending& p, bool last, const detail::WriteFault& fault) {
   const std::string& path = p.file->path;
   if (int err = injected(fault, detail::WriteStep::kRename, path)) return ioError(path, "cannot replace", err);
   struct stat st{};
-  if (!last && ::lstat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) &&
+  p.had_old = ::lstat(path.c_str(), &st) == 0;
+  if (!last && p.had_old && !S_ISDIR(st.st_mode) &&
       ::renameat2(AT_FDCWD, p.temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
     p.exchanged = p.placed = true;
     return {};
@@ -250,9 +252,9 @@ Status detail::writeFilesAtomic(std::span<const OutputFile> files, const WriteFa
       if (!p.placed) continue;
       if (p.exchanged) {
         ::renameat2(AT_FDCWD, p.temp.c_str(), AT_FDCWD, p.file->path.c_str(), RENAME_EXCHANGE);
-      } else {
-        ::unlink(p.file->path.c_str());  // there was no file before
-      }
+      } else if (!p.had_old) {
+        ::unlink(p.file->path.c_str());
+      }  // (else a filesystem without RENAME_EXCHANGE: the old file is gone, the new one stays whole)
     }
     for (const Pending& p : pending)
       if (!p.temp.empty()) ::unlink(p.temp.c_str());
