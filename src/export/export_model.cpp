@@ -284,8 +284,8 @@ Expected<ExportModel> buildExportModel(const Mesh& mesh, const Skeleton& skeleto
     m.tails.push_back(c3 * skeleton.tails[i]);
   }
 
-  // Normals in the rig frame: given, else per-corner OBJ normals, else computed (on a second
-  // thread while this one splits the vertices and remaps the skin).
+  // Normals in the rig frame: given, else per-corner OBJ normals, else computed (with threads,
+  // their face terms on the others while this one splits the vertices and remaps the skin).
   const std::vector<std::uint8_t> helper = options.keep_helpers ? std::vector<std::uint8_t>(nv, 0) : helperMask(groups, nv);
   const bool corner_normals = normals.empty() && !mesh.normals.empty();
   const bool compute_normals = normals.empty() && !corner_normals;
