@@ -28,6 +28,7 @@ std::string dataDir() {
 Expected<Character> loadHm08() {
   CharacterOptions o;
   o.rig = "game_engine";
+  o.threads = 2;  // as `rigfit export` by default
   return loadCharacter(DataSource::folder(dataDir()), o);
 }
 
@@ -72,7 +73,7 @@ void BM_BuildExportModel(benchmark::State& state) {
   if (!p.error.empty()) return state.SkipWithError(p.error.c_str());
   const Character& c = p.character;
   for (auto _ : state) {
-    auto m = buildExportModel(c.mesh, c.fit.skeleton, &c.skin, &c.groups, {});
+    auto m = buildExportModel(c.mesh, c.fit.skeleton, &c.skin, &c.groups, {.threads = 2});  // as `rigfit export`
     benchmark::DoNotOptimize(m);
   }
   state.SetLabel(std::to_string(p.model.meshes[0].vertexCount()) + " vertices, " + std::to_string(p.model.names.size()) + " bones");

@@ -108,8 +108,10 @@ TEST(BatchManifest, EachSchemaError) {
       {R"({"name": "a", "rig": "demo", "shape": {"macro": {}}})",
        "m.jsonl: line 7: shape.macro: unknown key (expected one of: macros, modifiers, targets, ground)"},
       {R"({"name": "a", "rig": "demo", "shape": {"macros": {"girth": 0.5}}})",
-       "m.jsonl: line 7: shape.macros.girth: unknown macro (expected one of: gender, age, muscle, weight, proportions, height, "
+       "m.jsonl: line 7: shape.macros.girth: unknown macro (available: gender, age, muscle, weight, proportions, height, "
        "cupsize, firmness, african, asian, caucasian)"},
+      {R"({"name": "a", "rig": "demo", "shape": {"macros": {"gendre": 0.5}}})",
+       "m.jsonl: line 7: shape.macros.gendre: unknown macro (did you mean \"gender\"?)"},
       {R"({"name": "a", "rig": "demo", "shape": {"macros": {"gender": 1.5}}})", "m.jsonl: line 7: shape.macros.gender: must be from 0 to 1"},
       {R"({"name": "a", "rig": "demo", "shape": {"macros": {"gender": "1"}}})",
        "m.jsonl: line 7: shape.macros.gender: expected a number, found a string"},

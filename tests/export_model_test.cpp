@@ -107,6 +107,11 @@ TEST(ExportModel, VertexNormalsDoNotDependOnThreads) {
       for (std::uint32_t v : {a, a + 1, a + 1 + k, a + k}) grid.corner_vertices.push_back(v);
       grid.face_offsets.push_back(static_cast<std::uint32_t>(grid.corner_vertices.size()));
     }
+  // And polygons of more corners than the stack holds (12, along the first row's edge).
+  for (int start : {0, 12, 24}) {
+    for (int x = start; x <= start + 11; ++x) grid.corner_vertices.push_back(static_cast<std::uint32_t>(x));
+    grid.face_offsets.push_back(static_cast<std::uint32_t>(grid.corner_vertices.size()));
+  }
   std::vector<float> one(grid.positions.size()), two(grid.positions.size()), four(grid.positions.size());
   vertexNormals(grid, grid.positions, one, 1);
   vertexNormals(grid, grid.positions, two, 2);

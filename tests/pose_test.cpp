@@ -749,7 +749,10 @@ TEST(PoseArgs, MalformedArgumentsAreOneLineErrors) {
   Status st = applyRotateArg("neck=1,2,3", s, p);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code, ErrorCode::kMismatch);
-  EXPECT_EQ(st.error().message, R"(--rotate "neck=1,2,3": no bone "neck" in the skeleton)");
+  EXPECT_EQ(st.error().message, R"(--rotate "neck=1,2,3": no bone "neck" in the skeleton (available: spine))");
+  st = applyRotateArg("spin=1,2,3", s, p);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, R"(--rotate "spin=1,2,3": no bone "spin" in the skeleton (did you mean "spine"?))");
   st = applyRotateQuatArg("spine=1,0,0", s, p);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(

@@ -1121,39 +1121,44 @@ TEST(InfluencesLimit, DroppedWeightIsReportedOnACrowdedVertex) {
 namespace rigfit {
 namespace {
 
-// loadCharacter binds the weights on its weights thread, to the skeleton's names and parents
-// known before the fit (skeletonTopology): the skin and binding are those of a bind to the fitted
-// skeleton. When the fit removes a zero-length bone the early skin is not used.
+// With two threads loadCharacter binds the weights on its second thread, to the skeleton's names
+// and parents known before the fit (skeletonTopology): the skin and binding are those of a bind to
+// the fitted skeleton, as on one thread. When the fit removes a zero-length bone the early skin is
+// not used.
 TEST(CharacterWeights, EarlySkinIsTheFittedSkeletonsSkin) {
   RIGFIT_REQUIRE_SHARED_DATA();
   const DataSource data = DataSource::folder(test::sharedData());
   auto check = [&](CharacterOptions o, const std::string& weights_path, std::size_t expect_removed) {
-    auto c = loadCharacter(data, o);
-    ASSERT_TRUE(c.ok()) << c.error().message;
-    ASSERT_TRUE(c->has_skin);
-    auto topology = skeletonTopology(c->rig);
-    ASSERT_TRUE(topology.has_value());
-    EXPECT_EQ(topology->names.size() - c->fit.skeleton.names.size(), expect_removed) << o.rig;
-    if (expect_removed == 0) {
-      EXPECT_EQ(topology->names, c->fit.skeleton.names) << o.rig;
-      EXPECT_EQ(topology->parents, c->fit.skeleton.parents) << o.rig;
-    }
-    auto file = readWeights(weights_path, c->mesh.vertexCount());
-    ASSERT_TRUE(file.ok()) << file.error().message;
-    WeightsBinding binding;
-    auto skin = bindWeights(*file, c->fit.skeleton, c->rig, c->mesh.vertexCount(), &binding);
-    ASSERT_TRUE(skin.ok()) << skin.error().message;
-    EXPECT_EQ(c->skin.bone_count, skin->bone_count) << o.rig;
-    EXPECT_EQ(c->skin.offsets, skin->offsets) << o.rig;
-    EXPECT_EQ(c->skin.bones, skin->bones) << o.rig;
-    EXPECT_EQ(c->skin.weights, skin->weights) << o.rig;
-    EXPECT_EQ(c->skin.mask_names, skin->mask_names) << o.rig;
-    EXPECT_EQ(c->binding.unmapped, binding.unmapped) << o.rig;
-    EXPECT_EQ(c->binding.unweighted_bones, binding.unweighted_bones) << o.rig;
-    ASSERT_EQ(c->binding.matches.size(), binding.matches.size()) << o.rig;
-    for (std::size_t k = 0; k < binding.matches.size(); ++k) {
-      EXPECT_EQ(c->binding.matches[k].group, binding.matches[k].group);
-      EXPECT_EQ(c->binding.matches[k].bone, binding.matches[k].bone);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      o.threads = threads;
+      auto c = loadCharacter(data, o);
+      ASSERT_TRUE(c.ok()) << c.error().message;
+      ASSERT_TRUE(c->has_skin);
+      auto topology = skeletonTopology(c->rig);
+      ASSERT_TRUE(topology.has_value());
+      EXPECT_EQ(topology->names.size() - c->fit.skeleton.names.size(), expect_removed) << o.rig;
+      if (expect_removed == 0) {
+        EXPECT_EQ(topology->names, c->fit.skeleton.names) << o.rig;
+        EXPECT_EQ(topology->parents, c->fit.skeleton.parents) << o.rig;
+      }
+      auto file = readWeights(weights_path, c->mesh.vertexCount());
+      ASSERT_TRUE(file.ok()) << file.error().message;
+      WeightsBinding binding;
+      auto skin = bindWeights(*file, c->fit.skeleton, c->rig, c->mesh.vertexCount(), &binding);
+      ASSERT_TRUE(skin.ok()) << skin.error().message;
+      EXPECT_EQ(c->skin.bone_count, skin->bone_count) << o.rig;
+      EXPECT_EQ(c->skin.offsets, skin->offsets) << o.rig;
+      EXPECT_EQ(c->skin.bones, skin->bones) << o.rig;
+      EXPECT_EQ(c->skin.weights, skin->weights) << o.rig;
+      EXPECT_EQ(c->skin.mask_names, skin->mask_names) << o.rig;
+      EXPECT_EQ(c->binding.unmapped, binding.unmapped) << o.rig;
+      EXPECT_EQ(c->binding.unweighted_bones, binding.unweighted_bones) << o.rig;
+      ASSERT_EQ(c->binding.matches.size(), binding.matches.size()) << o.rig;
+      for (std::size_t k = 0; k < binding.matches.size(); ++k) {
+        EXPECT_EQ(c->binding.matches[k].group, binding.matches[k].group);
+        EXPECT_EQ(c->binding.matches[k].bone, binding.matches[k].bone);
+      }
     }
   };
   for (const char* rig : {"game_engine", "cmu_mb", "mixamo", "mixamo_unity", "openpose"}) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -22,6 +24,13 @@ Eigen::Matrix3d boneFrame(const Eigen::Vector3d& n, double roll, double cos_roll
 /// translation = head. A zero-length bone uses +Y as its direction.
 Eigen::Matrix4d boneMatrix(const Eigen::Vector3d& head, const Eigen::Vector3d& tail, double roll);
 
+/// Storage blenderRestMatrices can reuse from call to call (a caller that repeats fits keeps one);
+/// what it holds between calls means nothing.
+struct RestMatricesScratch {
+  std::vector<double> length;
+  std::vector<std::uint8_t> clean;
+};
+
 /// Blender's rest matrices (Bone.matrix_local) for a whole armature, as Blender derives them when
 /// it leaves edit mode: head and tail are re-expressed in the parent's final rest matrix, the
 /// local frame is Blender's frame of that local direction with the roll that best matches the edit
@@ -30,12 +39,13 @@ Eigen::Matrix4d boneMatrix(const Eigen::Vector3d& head, const Eigen::Vector3d& t
 /// rounding; near -Y its Y axis is the bone's true direction, as in Blender.
 /// `parents[i] < i` (parents first), kNoParent (-1) for roots.
 /// Optional outputs (may be null): each bone's Bone.bone_mat, Bone.head and Bone.length.
-/// Optional inputs: cos and sin of each roll (both or neither), when the caller already has them.
+/// Optional inputs: cos and sin of each roll (both or neither), when the caller already has them;
+/// `scratch`, storage to reuse (null: the call allocates its own).
 void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
                          const int* parents, std::size_t count, Eigen::Matrix4d* out,
                          Eigen::Matrix3d* local_rotation = nullptr, Eigen::Vector3d* local_head = nullptr,
                          double* local_length = nullptr, const double* cos_rolls = nullptr,
-                         const double* sin_rolls = nullptr);
+                         const double* sin_rolls = nullptr, RestMatricesScratch* scratch = nullptr);
 
 /// The roll that points the bone's Z axis along `z` (projected onto the plane normal to n):
 /// atan2(z.X0, z.Z0), in (-pi, pi].

@@ -49,6 +49,10 @@ struct CharacterOptions {
   TargetCache* targets = nullptr;  ///< shared target cache (batch); null: a cache for this call
   const CharacterBase* base = nullptr;  ///< preloaded base mesh and groups of `data` (batch); null: loaded here
   WeightsCache* weights_cache = nullptr;  ///< shared parsed weights (batch); null: parsed here
+  /// Threads the call may use: with 2 or more (and no weights_cache), the weights are parsed and
+  /// bound on a second thread, started and joined within the call, while the body loads and the
+  /// rig fits. The result does not depend on it.
+  int threads = 1;
 };
 
 struct Character {

@@ -23,7 +23,7 @@ struct CharacterExportOptions {
   bool keep_helpers = false;   ///< keep helper geometry and joint cubes
   bool deform_only = false;    ///< only bones that carry weight, re-parented across removed ones
   bool compress = false;       ///< .g4b: Zstandard chunks
-  int threads = 2;             ///< threads for the computed normals (the bytes do not depend on it)
+  int threads = 1;             ///< threads for the computed normals (the bytes do not depend on it)
   /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0:
   /// each "PATH" or "PATH=NAME" or "DIR/" (every target in targets/DIR, in name order), PATH
   /// relative to the data's targets/ without extension (as
@@ -55,8 +55,8 @@ std::string exportFormatOf(const std::string& path);
 [[nodiscard]] Expected<CharacterExport> exportCharacter(const DataSource& data, const Character& character,
                                                         const PoseRequest& pose, const CharacterExportOptions& options);
 
-/// Writes the export atomically: the .bin first (when `bin_path` is not empty), then the main
-/// file; if the main file fails the .bin is removed, so the outputs are complete or absent.
+/// Writes the export durably and all or nothing (writeFilesAtomic): the main file, and the .bin
+/// when `bin_path` is not empty. On failure the files there before are left as they were.
 [[nodiscard]] Status writeCharacterExport(const CharacterExport& files, const std::string& path, const std::string& bin_path);
 
 }  // namespace rigfit

@@ -22,8 +22,9 @@ struct ExportOptions {
   bool keep_helpers = false;  ///< keep helper geometry and joint cubes (default: body only)
   /// Keep only deforming bones (see selectDeformBones); needs a skin.
   bool deform_only = false;
-  /// Threads for the computed normals (1: none); the model does not depend on it.
-  int threads = 2;
+  /// Threads for the computed normals, started and joined within the call (1: the calling thread
+  /// only); the model does not depend on it.
+  int threads = 1;
 };
 
 /// A morph target (blend shape) of one exported mesh: the mesh's export vertices it moves,

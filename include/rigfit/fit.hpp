@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 
+#include "rigfit/bone_frame.hpp"
 #include "rigfit/error.hpp"
 #include "rigfit/mesh.hpp"
 #include "rigfit/rig.hpp"
@@ -84,6 +85,12 @@ struct FitResult {
   std::vector<FitWarning> warnings;       ///< fallbacks, removed zero-length bones
   std::vector<Eigen::Vector3d> roll_reference_z;  ///< per rig bone: the reference used by ALIGN_Z_REFERENCE_Z
   std::size_t fallback_count = 0;
+  /// Storage fitSkeleton reuses when it refits into the same FitResult (not part of the result).
+  struct Scratch {
+    std::vector<Eigen::Vector3d> centres;     ///< joint cube centres
+    std::vector<double> roll_cos, roll_sin;   ///< of each fitted bone's roll
+    RestMatricesScratch rest;
+  } scratch;
 };
 
 /// The skeleton's bone names and parents (only those fields) as fitSkeleton gives them when it

@@ -4,6 +4,7 @@
 
 #include <Eigen/Geometry>
 
+#include "core/name_hint.hpp"
 #include "rigfit/author.hpp"
 #include "rigfit/bone_frame.hpp"
 #include "rigfit/fit.hpp"
@@ -68,7 +69,9 @@ Expected<RigEditor::End> RigEditor::find(std::string_view bone, std::string_view
     return makeError(ErrorCode::kUsage, "bone end \"" + std::string(end) + "\": expected head or tail");
   for (std::size_t i = 0; i < rig_.bones.size(); ++i)
     if (rig_.bones[i].name == bone) return End{i, end == "head"};
-  return makeError(ErrorCode::kUsage, "no bone \"" + std::string(bone) + "\" in the rig");
+  std::vector<std::string_view> names;
+  for (const auto& b : rig_.bones) names.push_back(b.name);
+  return makeError(ErrorCode::kUsage, "no bone \"" + std::string(bone) + "\" in the rig" + detail::unknownNameHint(bone, names));
 }
 
 std::vector<RigEditor::End> RigEditor::linked(End e, bool by_location, bool by_strategy, bool force) const {

@@ -14,7 +14,7 @@ MeanPair meanSearch(const PositionInfo& info, const Eigen::Vector3d& pos, double
   // The length penalty makes a pair as long as the whole search box cost one max_dist.
   const double penalty = box > 0.0 ? C::kMeanLengthPenalty * max_dist / (2.0 * box) : 0.0;
   double best_weight = max_dist + penalty * 2.0 * box;
-  thread_local std::vector<KdTree::Hit> candidates;
+  std::vector<KdTree::Hit> candidates;
   info.vertex_tree.range(pos, radius * std::sqrt(3.0), candidates);
   for (const KdTree::Hit& c : candidates) {
     // With m the pair's mean, |v2 - v1| = 2|m - v1| >= 2 (d1 - d), so w >= 2 d1 penalty when

@@ -236,15 +236,9 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
 }
 
 Status writeCharacterExport(const CharacterExport& files, const std::string& path, const std::string& bin_path) {
-  if (!bin_path.empty()) RIGFIT_TRY(writeFileAtomic(bin_path, files.bin));
-  if (Status st = writeFileAtomic(path, files.main); !st) {
-    if (!bin_path.empty()) {
-      std::error_code ec;
-      std::filesystem::remove(bin_path, ec);
-    }
-    return st;
-  }
-  return {};
+  if (bin_path.empty()) return writeFileAtomic(path, files.main);
+  const OutputFile both[] = {{bin_path, files.bin}, {path, files.main}};
+  return writeFilesAtomic(both);
 }
 
 }  // namespace rigfit

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "core/name_hint.hpp"
 #include "rigfit/batch.hpp"
 #include "rigfit/number_format.hpp"
 
@@ -106,9 +107,11 @@ Status parseShape(const Checker& ck, const Json& v, ShapeRequest& shape) {
       double x = 0;
       RIGFIT_TRY(ck.number(value, path, 0.0, 1.0, x));
       const std::string item = k + "=" + numberText(x);
-      if (auto one = parseMacroSettings(item); !one)
-        return ck.error(path, "unknown macro (expected one of: gender, age, muscle, weight, proportions, height, cupsize, "
-                              "firmness, african, asian, caucasian)");
+      if (auto one = parseMacroSettings(item); !one) {
+        static constexpr const char* kMacros[] = {"gender", "age", "muscle", "weight", "proportions", "height",
+                                                  "cupsize", "firmness", "african", "asian", "caucasian"};
+        return ck.error(path, "unknown macro" + detail::unknownNameHint(k, kMacros));
+      }
       spec += (spec.empty() ? "" : ",") + item;
     }
     auto settings = parseMacroSettings(spec);

@@ -41,7 +41,7 @@ Status runEntry(const DataSource& data, TargetCache& cache, WeightsCache& weight
   if (!character) return character.error();
   CharacterExportOptions output = entry.output;
   output.targets = &cache;
-  if (jobs > 1) output.threads = 1;  // the jobs already keep every CPU busy
+  output.threads = jobs > 1 ? 1 : 2;  // several jobs already keep every CPU busy
   auto files = exportCharacter(data, *character, entry.pose, output);
   if (!files) return files.error();
   RIGFIT_TRY(makeOutDir(out_dir, dir_mutex));

@@ -6,8 +6,9 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <thread>
 
-#include "core/warm_worker.hpp"
+#include "core/name_hint.hpp"
 
 namespace rigfit {
 
@@ -133,30 +134,35 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     const std::string rel = defaultWeightsPath(data, options.weights);
     if (rel.empty()) {
       weights_failed = true;
-      weights_error = makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"");
+      std::vector<std::string> known;
+      for (const auto& f : data.list("rigs/standard", "weights.", ".json")) known.push_back(f.substr(8, f.size() - 13));
+      for (const auto& f : data.list("rigs/rigify", "weights.", ".json")) known.push_back("rigify." + f.substr(8, f.size() - 13));
+      weights_error = makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"" +
+                                                    detail::unknownNameHint(options.weights, known));
     } else {
       c.weights_label = data.label(rel);
       parse = fromSource(rel, c.weights_label);
     }
   }
-  // The weights parse on a second thread while this one reads the vertex groups and the body.
-  // The groups' extent (the base mesh's vertex count) lets that thread check and bind the weights
-  // early too: the names and parents of the skeleton are known before the fit
-  // (skeletonTopology), and the early skin is used when the fit keeps every bone, as it does
-  // unless a bone has zero length.
+  // With threads to spare, the weights parse on a second thread while this one reads the vertex
+  // groups and the body. The groups' extent (the base mesh's vertex count) lets that thread check
+  // and bind the weights early too: the names and parents of the skeleton are known before the
+  // fit (skeletonTopology), and the early skin is used when the fit keeps every bone, as it does
+  // unless a bone has zero length. The thread is joined before this call returns.
   std::promise<std::size_t> extent_promise;  // (outlives the thread that uses it)
   std::shared_future<std::size_t> extent_known = extent_promise.get_future().share();
-  detail::SideTask<EarlyWeights> early;
-  if (parse && !options.weights_cache) {
-    early = detail::SideTask<EarlyWeights>([&parse, &c, extent_known] {
-      EarlyWeights e{parse(0)};
+  std::optional<EarlyWeights> early;
+  std::jthread weights_thread;
+  const bool early_weights = parse && !options.weights_cache && options.threads > 1;
+  if (early_weights) {
+    weights_thread = std::jthread([&parse, &c, &early, extent_known] {
+      EarlyWeights& e = early.emplace(EarlyWeights{parse(0)});
       const std::size_t n = extent_known.get();
       auto topology = skeletonTopology(c.rig);
-      if (!e.file || n == 0 || !topology || !allInRange(*e.file, n)) return e;
+      if (!e.file || n == 0 || !topology || !allInRange(*e.file, n)) return;
       e.skin = bindWeights(*e.file, *topology, c.rig, n, &e.binding);
       e.bound_count = n;
       e.topology = std::move(*topology);
-      return e;
     });
   }
   // Until the extent is known, the weights thread waits for it: it is set on every path out.
@@ -224,8 +230,13 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     auto cached = options.weights_cache->get(c.weights_label, n, [&] { return parse(n); });
     if (!cached) return cached.error();
     file = std::move(*cached);
+  } else if (!early_weights) {
+    auto parsed = parse(n);
+    if (!parsed) return parsed.error();
+    file = std::make_shared<const WeightsFile>(std::move(*parsed));
   } else {
-    EarlyWeights e = early.get();
+    weights_thread.join();
+    EarlyWeights& e = *early;
     if (!e.file) return e.file.error();
     c.weights_statements = statements(*e.file);
     if (e.bound_count == n && e.skin && e.topology.names == c.fit.skeleton.names && e.topology.parents == c.fit.skeleton.parents) {

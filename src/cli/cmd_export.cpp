@@ -3,7 +3,6 @@
 #include <memory>
 
 #include "cli/common.hpp"
-#include "core/warm_worker.hpp"
 #include "rigfit/character_export.hpp"
 
 namespace rigfit::cli {
@@ -17,6 +16,7 @@ struct ExportArgs {
   bool embed = false, quantize = false, keep_helpers = false, compress = false, deform_only = false;
   int influences = 4;
   int weight_bits = 8;
+  int threads = 2;
   std::vector<std::string> morphs;
   std::string base_color;
 };
@@ -30,6 +30,7 @@ int runExport(const ExportArgs& a) {
                                  .keep_helpers = a.keep_helpers,
                                  .deform_only = a.deform_only,
                                  .compress = a.compress,
+                                 .threads = a.threads,
                                  .morphs = a.morphs};
   if (!a.base_color.empty())
     if (Status st = parseBaseColor(a.base_color, "--base-color", options.base_color); !st) return reportError(st.error());
@@ -37,7 +38,7 @@ int runExport(const ExportArgs& a) {
     return reportError(makeError(ErrorCode::kUsage, a.out + ": cannot tell the format from the extension; use .glb, .gltf, .g4tf or .g4b, or --format"));
   if (a.pose.any() && !a.apply_pose_as_rest)
     return reportError(makeError(ErrorCode::kUsage, "export: a pose is exported as the bind pose: add --apply-pose-as-rest"));
-  auto c = a.character.load(true);
+  auto c = a.character.load(true, a.threads);
   if (!c) return reportError(c.error());
   std::string bin_path;
   if (options.format == "gltf" && !a.embed) {
@@ -46,7 +47,6 @@ int runExport(const ExportArgs& a) {
     bin_path = (p.parent_path() / options.bin_name).string();
   }
   auto files = exportCharacter(a.character.data.source(), *c, a.pose, options);
-  detail::retireWarmWorker();  // its tasks are done; it ends while the files are written
   if (!files) return reportError(files.error());
   for (const auto& w : files->warnings) warn(w);
   if (Status st = writeCharacterExport(*files, a.out, bin_path); !st) return reportError(st.error());
@@ -79,6 +79,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
                   "target PATH[=NAME] relative to the data's targets/ (e.g. expression/units/caucasian/mouth-open=jawOpen), "
                   "exported as a morph target / blend shape with weight 0 (repeatable; DIR/ adds every target in DIR)");
   cmd->add_option("--base-color", args->base_color, "glTF: the body material's linear base colour R,G,B[,A], each 0..1 (default 0.8,0.8,0.8)");
+  cmd->add_option("--threads", args->threads, "threads for loading and the normals (the output does not depend on it)")->check(CLI::Range(1, 64));
   cmd->add_option("--report", args->report, "write a JSON report: joints, vertices, influences dropped, warnings");
   cmd->callback([args, &exit_code] { exit_code = runExport(*args); });
 }

@@ -2,7 +2,6 @@
 #include <memory>
 
 #include "cli/common.hpp"
-#include "core/warm_worker.hpp"
 #include "rigfit/fit.hpp"
 #include "rigfit/posing.hpp"
 #include "rigfit/version.hpp"
@@ -15,12 +14,12 @@ struct PoseArgs {
   PoseRequest pose;
   std::string out, skeleton_out;
   bool dqs = false;
-  int threads = 1;
+  int threads = 2;
 };
 
 int runPose(const PoseArgs& a) {
   if (!a.pose.any()) return reportError(makeError(ErrorCode::kUsage, "pose: give --pose FILE or --rotate / --rotate-quat"));
-  auto c = a.character.load(true);
+  auto c = a.character.load(true, a.threads);
   if (!c) return reportError(c.error());
   if (!c->has_skin) return reportError(makeError(ErrorCode::kUsage, c->rig.label + ": no weights for this rig; give --weights"));
   Pose pose;
@@ -29,7 +28,6 @@ int runPose(const PoseArgs& a) {
   for (const auto& w : warnings) warn(w.message);
   PosedMesh posed;
   if (Status st = poseCharacter(*c, pose, a.dqs, a.threads, posed); !st) return reportError(st.error());
-  detail::retireWarmWorker();  // its tasks are done; it ends while the files are written
   const std::string obj = writeObj(c->mesh, posed.positions, posed.normals, "posed by rigfit " RIGFIT_VERSION_STRING);
   // Write the skeleton first: if it fails, no posed OBJ is left behind either.
   if (!a.skeleton_out.empty())
@@ -50,7 +48,7 @@ void addPoseCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--out,-o", args->out, "posed mesh OBJ, in the input OBJ's frame and order")->required();
   cmd->add_option("--skeleton", args->skeleton_out, "also write the skeleton JSON with each bone's pose_matrix");
   cmd->add_flag("--dqs", args->dqs, "dual-quaternion skinning (Blender's 'preserve volume')");
-  cmd->add_option("--threads", args->threads, "skinning threads")->check(CLI::Range(1, 64));
+  cmd->add_option("--threads", args->threads, "threads for loading and skinning (the output does not depend on it)")->check(CLI::Range(1, 64));
   cmd->callback([args, &exit_code] { exit_code = runPose(*args); });
 }
 

@@ -71,8 +71,9 @@ void CharacterArgs::add(CLI::App& app, bool with_weights) {
                "like MPFB, use default_position (with a warning) where a strategy cannot be evaluated, instead of failing");
 }
 
-Expected<Character> CharacterArgs::load(bool with_weights) const {
+Expected<Character> CharacterArgs::load(bool with_weights, int threads) const {
   CharacterOptions o;
+  o.threads = threads;
   o.rig = data.rig;
   o.mesh = data.mesh;
   o.weights = with_weights ? weights : "none";

@@ -42,7 +42,8 @@ struct CharacterArgs {
   std::string weights;
   bool allow_fallback = false;
   void add(CLI::App& app, bool with_weights);
-  [[nodiscard]] Expected<Character> load(bool with_weights) const;
+  /// `threads`: threads the loading may use (loadCharacter's CharacterOptions::threads).
+  [[nodiscard]] Expected<Character> load(bool with_weights, int threads = 1) const;
 };
 
 /// Prints "rigfit: error: MESSAGE" on stderr and returns the exit code for it.

@@ -1,40 +1,14 @@
 // rigfit: MakeHuman rigging outside Blender. A thin layer over the library: each command
 // parses its options and calls library functions.
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <iterator>
 #include <string_view>
 #include <utility>
 
 #include "rigfit/version.hpp"
 #include "cli/common.hpp"
-#include "cli/heap.hpp"
-#include "core/warm_worker.hpp"
-
-namespace {
-
-// The heap set-up, then the side thread for the commands that read the weights on it as soon
-// as the rig is known: starting it first hides its start-up behind the static constructors,
-// the option parsing and the rig's reading.
-void startUp(int argc, char** argv) {
-  static bool done = false;
-  if (done) return;
-  done = true;
-  const std::string_view first = argc > 1 ? argv[1] : "";
-  rigfit::cli::setUpHeap(first != "batch");
-  if (first == "export" || first == "pose") rigfit::detail::warmUpWorker();
-}
-
-#if defined(__GLIBC__) && defined(__linux__)
-// glibc passes argc and argv to constructors; 101 runs before the other static constructors.
-__attribute__((constructor(101))) void startUpFirst(int argc, char** argv, char**) { startUp(argc, argv); }
-#endif
-
-}  // namespace
 
 int main(int argc, char** argv) {
-  startUp(argc, argv);  // (already done by startUpFirst where constructors get argv)
   const std::string_view first = argc > 1 ? argv[1] : "";
   CLI::App app{"rigfit " RIGFIT_VERSION_STRING " - fit MakeHuman (MPFB) rigs to any body, exactly as MPFB does in Blender"};
   app.set_version_flag("--version", std::string("rigfit ") + RIGFIT_VERSION_STRING);
@@ -64,8 +38,5 @@ int main(int argc, char** argv) {
     app.exit(e);
     return rigfit::cli::kExitUsage;
   }
-  // The command is done and its outputs are in place: end the process without running
-  // destructors (freeing what the exit frees anyway) or joining the idle side thread.
-  std::fflush(nullptr);
-  std::_Exit(exit_code);
+  return exit_code;
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <new>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -27,20 +28,6 @@ Expected<int> openRegular(const std::string& path, std::size_t& size) {
   }
   size = static_cast<std::size_t>(st.st_size);
   return fd;
-}
-
-// Moves the file at `from` to `to` in one step. An existing file at `to` is swapped with it
-// (RENAME_EXCHANGE) and then removed: readers of `to` see the old bytes or the new, as with a
-// plain rename, but ext4 does not write the new file's data to disk before returning, which it
-// does when a file is renamed over another (auto_da_alloc: 5 ms for a 1 MB .glb).
-bool replaceWith(const std::string& from, const std::string& to) {
-  struct stat st{};
-  if (::lstat(to.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) &&
-      ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) == 0) {
-    ::unlink(from.c_str());  // the old file, now under the temporary name
-    return true;
-  }
-  return std::rename(from.c_str(), to.c_str()) == 0;
 }
 
 // Reads exactly `size` bytes from `fd` into `dst`.
@@ -110,30 +97,178 @@ Expected<FileText> loadFile(const std::string& path) {
   return out;
 }
 
-Status writeFileAtomic(const std::string& path, std::string_view bytes) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + target.filename().string() + ".rigfit-XXXXXX")).string();
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) return makeError(ErrorCode::kIo, path + ": cannot create a temporary file: " + std::strerror(errno));
+namespace {
+
+constexpr std::string_view kTempTag = ".rigfit-tmp-";  // .NAME.rigfit-tmp-XXXXXX
+constexpr std::size_t kTempRandom = 6;                  // mkstemp's XXXXXX
+
+std::string folderOf(const std::string& path) {
+  const std::filesystem::path p(path);
+  return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
+
+Error ioError(const std::string& path, const std::string& what, int err) {
+  return makeError(ErrorCode::kIo, path + ": " + what + ": " + std::strerror(err));
+}
+
+// One file on its way: its temporary file, and what the commit did with it.
+struct Pending {
+  const OutputFile* file = nullptr;
+  std::string folder;
+  std::string temp;        // empty once nothing is left under the temporary name
+  bool exchanged = false;  // the target's old file now lives under `temp`
+  bool placed = false;     // the new file is at the target
+  bool had_old = false;    // a file was at the target before
+};
+
+// The step's injected error, or 0.
+int injected(const detail::WriteFault& fault, detail::WriteStep step, const std::string& path) {
+  return fault ? fault(step, path) : 0;
+}
+
+// Creates the temporary file beside the target and writes, flushes and closes it.
+Status stage(Pending& p, const detail::WriteFault& fault) {
+  const std::string& path = p.file->path;
+  std::string name = "." + std::filesystem::path(path).filename().string() + std::string(kTempTag) + std::string(kTempRandom, 'X');
+  std::string temp = (std::filesystem::path(p.folder) / name).string();
+  int err = injected(fault, detail::WriteStep::kCreate, path);
+  const int fd = err ? -1 : ::mkostemp(temp.data(), O_CLOEXEC);  // O_CREAT | O_EXCL, a fresh name
+  if (fd < 0) {
+    if (!err) err = errno;
+    if (err == ENOENT) return makeError(ErrorCode::kIo, path + ": cannot write: no folder " + p.folder);
+    if (err == ENOTDIR) return makeError(ErrorCode::kIo, path + ": cannot write: " + p.folder + " is not a folder");
+    return ioError(path, "cannot create a file in " + p.folder, err);
+  }
+  p.temp = std::move(temp);
+  const std::string_view bytes = p.file->bytes;
   std::size_t done = 0;
-  bool ok = true;
-  while (done < bytes.size()) {
+  err = 0;
+  while (done < bytes.size() && !err) {
+    if ((err = injected(fault, detail::WriteStep::kWrite, path))) break;
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) { ok = false; break; }
-    done += static_cast<std::size_t>(n);
+    if (n <= 0) err = n < 0 ? errno : EIO;
+    else done += static_cast<std::size_t>(n);
   }
-  const int saved = errno;
-  if (ok && ::fchmod(fd, 0644) != 0) ok = false;
-  if (::close(fd) != 0) ok = false;
-  if (ok && !replaceWith(tmpl, path)) ok = false;
-  if (!ok) {
-    ::unlink(tmpl.c_str());
-    return makeError(ErrorCode::kIo, path + ": write failed: " + std::strerror(saved ? saved : errno));
+  const char* what = "write failed";
+  if (!err && ::fchmod(fd, 0644) != 0) err = errno;
+  if (!err && ((err = injected(fault, detail::WriteStep::kSync, path)) || ::fsync(fd) != 0)) {
+    if (!err) err = errno;
+    what = "write failed (flushing to disk)";
   }
+  if (::close(fd) != 0 && !err) err = errno;
+  if (err) return ioError(path, what, err);
   return {};
+}
+
+// Moves the temporary file to the target. Every file but the last swaps names with an existing
+// target (RENAME_EXCHANGE), so that a later failure can put the old file back.
+Status place(Pending& p, bool last, const detail::WriteFault& fault) {
+  const std::string& path = p.file->path;
+  if (int err = injected(fault, detail::WriteStep::kRename, path)) return ioError(path, "cannot replace", err);
+  struct stat st{};
+  p.had_old = ::lstat(path.c_str(), &st) == 0;
+  if (!last && p.had_old && !S_ISDIR(st.st_mode) &&
+      ::renameat2(AT_FDCWD, p.temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    p.exchanged = p.placed = true;
+    return {};
+  }
+  if (::rename(p.temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    if (err == EISDIR) return makeError(ErrorCode::kIo, path + ": is a folder, not a file");
+    return ioError(path, "cannot replace", err);
+  }
+  p.temp.clear();
+  p.placed = true;
+  return {};
+}
+
+// The folders written to, each opened once before anything is written (so that a missing folder
+// is reported first) and flushed to disk once the files are in place.
+class Folders {
+ public:
+  Folders() = default;
+  Folders(const Folders&) = delete;
+  Folders& operator=(const Folders&) = delete;
+  ~Folders() {
+    for (const auto& f : open_)
+      if (f.fd >= 0) ::close(f.fd);
+  }
+
+  Status add(const std::string& folder, const std::string& path) {
+    for (const auto& f : open_)
+      if (f.name == folder) return {};
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) return makeError(ErrorCode::kIo, path + ": cannot write: no folder " + folder);
+    if (fd < 0 && errno == ENOTDIR) return makeError(ErrorCode::kIo, path + ": cannot write: " + folder + " is not a folder");
+    open_.push_back({folder, path, fd});  // fd < 0 (e.g. a folder that can be written, not read): not flushed
+    return {};
+  }
+
+  // Flushes every folder's entries (the renames) to disk; filesystems that cannot are no error.
+  Status sync() const {
+    for (const auto& f : open_) {
+      if (f.fd < 0 || ::fsync(f.fd) == 0 || errno == EINVAL || errno == ENOTSUP) continue;
+      return ioError(f.path, "written, but its folder could not be flushed to disk", errno);
+    }
+    return {};
+  }
+
+ private:
+  struct Folder {
+    std::string name, path;  // path: the first file written there, for messages
+    int fd = -1;
+  };
+  std::vector<Folder> open_;
+};
+
+}  // namespace
+
+bool isTemporaryOutputName(std::string_view name) {
+  const std::size_t tag = name.rfind(kTempTag);
+  return name.size() > 1 && name.front() == '.' && tag != std::string_view::npos && tag > 1 &&
+         name.size() == tag + kTempTag.size() + kTempRandom;
+}
+
+Status detail::writeFilesAtomic(std::span<const OutputFile> files, const WriteFault& fault) {
+  std::vector<Pending> pending(files.size());
+  Folders folders;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    pending[i].file = &files[i];
+    pending[i].folder = folderOf(files[i].path);
+    struct stat st{};
+    if (::lstat(files[i].path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      return makeError(ErrorCode::kIo, files[i].path + ": is a folder, not a file");
+    RIGFIT_TRY(folders.add(pending[i].folder, files[i].path));
+  }
+  Status status;
+  for (std::size_t i = 0; i < pending.size() && status; ++i) status = stage(pending[i], fault);
+  for (std::size_t i = 0; i < pending.size() && status; ++i) status = place(pending[i], i + 1 == pending.size(), fault);
+  if (!status) {
+    // Put back what was placed (in reverse order), then remove every temporary file.
+    for (std::size_t i = pending.size(); i-- > 0;) {
+      Pending& p = pending[i];
+      if (!p.placed) continue;
+      if (p.exchanged) {
+        ::renameat2(AT_FDCWD, p.temp.c_str(), AT_FDCWD, p.file->path.c_str(), RENAME_EXCHANGE);
+      } else if (!p.had_old) {
+        ::unlink(p.file->path.c_str());
+      }  // (else a filesystem without RENAME_EXCHANGE: the old file is gone, the new one stays whole)
+    }
+    for (const Pending& p : pending)
+      if (!p.temp.empty()) ::unlink(p.temp.c_str());
+    return status;
+  }
+  for (const Pending& p : pending)
+    if (p.exchanged) ::unlink(p.temp.c_str());  // the old file, under the temporary name
+  return folders.sync();
+}
+
+Status writeFilesAtomic(std::span<const OutputFile> files) { return detail::writeFilesAtomic(files, nullptr); }
+
+Status writeFileAtomic(const std::string& path, std::string_view bytes) {
+  const OutputFile file{path, bytes};
+  return detail::writeFilesAtomic({&file, 1}, nullptr);
 }
 
 }  // namespace rigfit

@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "core/file_io.hpp"
+#include "core/name_hint.hpp"
 #include "rigfit/data.hpp"
 
 namespace rigfit {
@@ -121,14 +122,13 @@ Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) 
     const std::string rigify_rel = "rigs/rigify/rig." + arg + ".json";
     if (data.exists(rigify_rel)) return RigLocation{true, rigify_rel, "rigify." + arg};
   }
-  std::string known;
-  for (const auto& n : listRigs(data)) known += (known.empty() ? "" : ", ") + n;
+  const std::vector<std::string> known = listRigs(data);
   if (known.empty() && !data.isBuiltin()) {  // the folder itself is wrong: say so, not "no rig"
     if (!std::filesystem::is_directory(data.describe(), ec)) return makeError(ErrorCode::kIo, data.describe() + ": no such folder");
     return makeError(ErrorCode::kIo, data.describe() +
                                          ": no rigs in rigs/standard or rigs/rigify (an MPFB data folder has the layout of MPFB's src/mpfb/data)");
   }
-  return makeError(ErrorCode::kIo, data.describe() + ": no rig named \"" + arg + "\" (available: " + known + ")");
+  return makeError(ErrorCode::kIo, data.describe() + ": no rig named \"" + arg + "\"" + detail::unknownNameHint(arg, known));
 }
 
 Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where) {

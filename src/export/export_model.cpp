@@ -6,11 +6,11 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
-
-#include "core/warm_worker.hpp"
 
 namespace rigfit {
 
@@ -49,46 +49,42 @@ std::string uniqueName(std::vector<std::string>& taken, const std::string& name)
 
 namespace {
 
-// Angle-weighted normals in two passes. The first (per face: Newell normal and corner angles,
-// acos being the cost) has no dependence between faces, so threads share it by chunks; the second
-// adds the terms in face order on one thread, so the sums are the same bits for any thread count.
+// Angle-weighted normals: per face a Newell normal and corner angles (acos being the cost), then
+// the terms added per vertex in face order, so the sums are the same bits however the terms were
+// computed. On one thread each face's terms are added as they are computed; with more, the first
+// pass (no dependence between faces) is shared by chunks and its terms stored for the second.
 // Faces whose vertices are all `skip`ped are left out (the normals of the other vertices do not
 // depend on them).
 class NormalTerms {
  public:
   NormalTerms(const Mesh& mesh, std::span<const float> positions, const std::uint8_t* skip)
-      : mesh_(mesh),
-        positions_(positions),
-        skip_(skip),
-        face_normal_(new double[3 * mesh.faceCount()]),  // not zeroed: every face writes what is read
-        angle_(new double[mesh.corner_vertices.size()]) {}
+      : mesh_(mesh), positions_(positions), skip_(skip) {}
 
-  // Computes chunks until none is left; any number of threads may call it at once.
-  void work() {
-    const std::size_t faces = mesh_.faceCount();
-    for (std::size_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) * kChunk < faces;)
-      for (std::size_t f = c * kChunk, e = std::min(faces, f + kChunk); f < e; ++f) face(f);
-  }
-
-  // Sums the terms per vertex (face order) and normalises into `out` (3 floats per vertex).
-  void accumulate(std::span<float> out) const {
+  // Computes the normals into `out` (3 floats per vertex) on `threads` threads: threads - 1 of
+  // this call beside the calling thread, which first runs `other`.
+  template <class F>
+  void compute(int threads, const F& other, std::span<float> out) {
+    if (threads <= 1) {
+      other();
+      addInOrder(out);
+      return;
+    }
+    face_normal_.reset(new double[3 * mesh_.faceCount()]);  // not zeroed: every face writes what is read
+    angle_.reset(new double[mesh_.corner_vertices.size()]);
+    {
+      std::vector<std::jthread> helpers;
+      for (int t = 1; t < threads; ++t) helpers.emplace_back([this] { work(); });
+      other();
+      work();
+    }  // (joined)
     std::vector<double> acc(positions_.size(), 0.0);
-    for (std::size_t f = 0; f < mesh_.faceCount(); ++f) {
-      const double* fn = &face_normal_[3 * f];
-      for (std::uint32_t k = mesh_.face_offsets[f]; k < mesh_.face_offsets[f + 1]; ++k) {
-        if (angle_[k] == 0.0) continue;  // skipped face, degenerate face or edge: no term
-        double* a = &acc[3 * std::size_t(mesh_.corner_vertices[k])];
-        for (int c = 0; c < 3; ++c) a[c] += fn[c] * angle_[k];
-      }
-    }
-    for (std::size_t v = 0; v + 2 < acc.size(); v += 3) {
-      const double len = std::sqrt(acc[v] * acc[v] + acc[v + 1] * acc[v + 1] + acc[v + 2] * acc[v + 2]);
-      for (std::size_t c = 0; c < 3; ++c) out[v + c] = len > 0.0 ? static_cast<float>(acc[v + c] / len) : c == 2 ? 1.0f : 0.0f;
-    }
+    for (std::size_t f = 0; f < mesh_.faceCount(); ++f) add(acc, f, &face_normal_[3 * f], &angle_[mesh_.face_offsets[f]]);
+    normalise(acc, out);
   }
 
  private:
   static constexpr std::size_t kChunk = 512;
+  static constexpr std::uint32_t kSmall = 8;  // corners whose points and edges fit on the stack
 
   // The arithmetic, in this order, is the normal's definition (the exported bytes depend on it):
   // double coordinates, Newell's sum from zero, norms as sqrt((x*x + y*y) + z*z).
@@ -97,28 +93,69 @@ class NormalTerms {
   };
   static double norm(const P& a) { return std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
 
-  void face(std::size_t f) {
+  // Computes chunks of the stored terms until none is left; any number of threads may call it.
+  void work() {
+    const std::size_t faces = mesh_.faceCount();
+    std::vector<P> large;  // the points and edges of polygons of more than kSmall corners
+    for (std::size_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) * kChunk < faces;)
+      for (std::size_t f = c * kChunk, e = std::min(faces, f + kChunk); f < e; ++f)
+        face(f, &face_normal_[3 * f], &angle_[mesh_.face_offsets[f]], large);
+  }
+
+  // One thread: each face's terms, added as they are computed.
+  void addInOrder(std::span<float> out) const {
+    std::vector<double> acc(positions_.size(), 0.0);
+    std::vector<P> large;
+    std::vector<double> angles;
+    for (std::size_t f = 0; f < mesh_.faceCount(); ++f) {
+      double fn[3] = {}, small[kSmall];
+      const std::uint32_t n = mesh_.face_offsets[f + 1] - mesh_.face_offsets[f];
+      if (n > kSmall) angles.resize(n);
+      double* angle = n > kSmall ? angles.data() : small;
+      face(f, fn, angle, large);
+      add(acc, f, fn, angle);
+    }
+    normalise(acc, out);
+  }
+
+  // Adds face f's terms (its normal `fn`, its corners' angles) to the per-vertex sums.
+  void add(std::vector<double>& acc, std::size_t f, const double* fn, const double* angle) const {
+    const std::uint32_t a = mesh_.face_offsets[f], b = mesh_.face_offsets[f + 1];
+    for (std::uint32_t k = a; k < b; ++k) {
+      if (angle[k - a] == 0.0) continue;  // skipped face, degenerate face or edge: no term
+      double* s = &acc[3 * std::size_t(mesh_.corner_vertices[k])];
+      for (int c = 0; c < 3; ++c) s[c] += fn[c] * angle[k - a];
+    }
+  }
+
+  static void normalise(const std::vector<double>& acc, std::span<float> out) {
+    for (std::size_t v = 0; v + 2 < acc.size(); v += 3) {
+      const double len = std::sqrt(acc[v] * acc[v] + acc[v + 1] * acc[v + 1] + acc[v + 2] * acc[v + 2]);
+      for (std::size_t c = 0; c < 3; ++c) out[v + c] = len > 0.0 ? static_cast<float>(acc[v + c] / len) : c == 2 ? 1.0f : 0.0f;
+    }
+  }
+
+  // Face f's normal into `fn` (3; unset when every angle is 0) and its corners' angles into
+  // `angle` (one per corner; 0 where the corner adds nothing).
+  void face(std::size_t f, double* fn, double* angle, std::vector<P>& large) const {
     const std::uint32_t a = mesh_.face_offsets[f], b = mesh_.face_offsets[f + 1], n = b - a;
     const std::uint32_t* corner = &mesh_.corner_vertices[a];
-    double* angle = angle_.get() + a;
     if (skip_) {
       bool all = true;
       for (std::uint32_t k = 0; k < n && all; ++k) all = skip_[corner[k]] != 0;
       if (all) return clear(angle, n);
     }
-    if (n == 4) return polygon<4>(f, corner, angle, 4);
-    if (n == 3) return polygon<3>(f, corner, angle, 3);
-    return polygon<0>(f, corner, angle, n);
+    if (n == 4) return polygon<4>(corner, fn, angle, 4, large);
+    if (n == 3) return polygon<3>(corner, fn, angle, 3, large);
+    return polygon<0>(corner, fn, angle, n, large);
   }
 
   // The corners' points and the edges from each to the next, each once (an edge reversed is the
   // same vector negated, exactly). kN: the corner count when fixed (quads and triangles), else 0.
   template <std::uint32_t kN>
-  void polygon(std::size_t f, const std::uint32_t* corner, double* angle, std::uint32_t n) {
+  void polygon(const std::uint32_t* corner, double* out, double* angle, std::uint32_t n, std::vector<P>& large) const {
     if constexpr (kN != 0) n = kN;
-    constexpr std::uint32_t kSmall = 8;
     P small[2 * kSmall];
-    thread_local std::vector<P> large;
     P* pt = small;
     if (kN == 0 && n > kSmall) {
       large.resize(2 * n);
@@ -142,7 +179,6 @@ class NormalTerms {
     }
     const double len = norm(fn);
     if (len == 0.0) return clear(angle, n);
-    double* out = &face_normal_[3 * f];
     out[0] = fn.x / len;
     out[1] = fn.y / len;
     out[2] = fn.z / len;
@@ -164,28 +200,16 @@ class NormalTerms {
   const Mesh& mesh_;
   std::span<const float> positions_;
   const std::uint8_t* skip_;
+  // With threads: the stored terms, and the next chunk to compute.
   std::unique_ptr<double[]> face_normal_;  // 3 per face, written for faces with corner terms
   std::unique_ptr<double[]> angle_;        // per corner; 0 where the corner adds nothing
   std::atomic<std::size_t> next_{0};
 };
 
-// Runs `terms` beside the caller (when `threads` > 1) while the caller does `other`, then helps
-// with what is left. The result does not depend on the thread count.
-template <class F>
-void computeTermsAlongside(NormalTerms& terms, int threads, const F& other) {
-  detail::SideTask<void> helper;
-  if (threads > 1) helper = detail::SideTask<void>([&terms] { terms.work(); });
-  other();
-  terms.work();
-  if (helper.valid()) helper.get();
-}
-
 }  // namespace
 
 void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out, int threads) {
-  NormalTerms terms(mesh, positions, nullptr);
-  computeTermsAlongside(terms, threads, [] {});
-  terms.accumulate(out);
+  NormalTerms(mesh, positions, nullptr).compute(threads, [] {}, out);
 }
 
 namespace {
@@ -259,8 +283,8 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
   m.name = name;
   const Eigen::Matrix3d c3 = rigToExportFrame().topLeftCorner<3, 3>();
 
-  // Normals in the rig frame: given, else per-corner OBJ normals, else computed (on a second
-  // thread while this one splits the vertices and remaps the skin).
+  // Normals in the rig frame: given, else per-corner OBJ normals, else computed (with threads,
+  // their face terms on the others while this one splits the vertices and remaps the skin).
   const std::vector<std::uint8_t> helper = options.keep_helpers ? std::vector<std::uint8_t>(nv, 0) : helperMask(groups, nv);
   const bool corner_normals = normals.empty() && !mesh.normals.empty();
   const bool compute_normals = normals.empty() && !corner_normals;
@@ -373,9 +397,8 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
   };
   std::vector<float> computed;
   if (compute_normals) {
-    computeTermsAlongside(terms, options.threads, splitVertices);
     computed.resize(3 * nv);
-    terms.accumulate(computed);
+    terms.compute(options.threads, splitVertices, computed);
     normals = computed;
   } else {
     splitVertices();

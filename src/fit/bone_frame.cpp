@@ -81,12 +81,14 @@ Eigen::Matrix3d vecRollToMat3(const Eigen::Vector3d& v, double roll) {
 void blenderRestMatrices(const Eigen::Vector3d* heads, const Eigen::Vector3d* tails, const double* rolls,
                          const int* parents, std::size_t count, Eigen::Matrix4d* out, Eigen::Matrix3d* local_rotation,
                          Eigen::Vector3d* local_head, double* local_length, const double* cos_rolls,
-                         const double* sin_rolls) {
+                         const double* sin_rolls, RestMatricesScratch* scratch) {
   constexpr double kBand = 6.1e-3;  // 1 + y at or below this: Blender's series or fixed frame
-  thread_local std::vector<double> length;
-  thread_local std::vector<std::uint8_t> clean;
-  length.resize(count);
-  clean.resize(count);
+  RestMatricesScratch own;
+  RestMatricesScratch& w = scratch ? *scratch : own;
+  w.length.resize(count);
+  w.clean.resize(count);
+  double* const length = w.length.data();        // each bone's length in its parent's frame
+  std::uint8_t* const clean = w.clean.data();   // the bone's frame is its edit frame (short path)
   for (std::size_t i = 0; i < count; ++i) {
     const int p = parents[i];
     const auto q = static_cast<std::size_t>(p);

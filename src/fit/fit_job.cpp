@@ -72,7 +72,7 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
   fit(s.tails, nb);
   fit(s.rolls, nb);
   fit(out.roll_reference_z, nb);
-  thread_local std::vector<Eigen::Vector3d> centres;
+  std::vector<Eigen::Vector3d>& centres = out.scratch.centres;
   fit(centres, p.cube_names.size());
   const float* pos = positions.data();
   cubeCentres(p, pos, centres.data());
@@ -179,7 +179,8 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
     s.rotation_mode[k] = p.rotation_mode[i];
   }
   // cos/sin of the file's rolls come from the prepared rig; rolls set by a roll strategy vary.
-  thread_local std::vector<double> roll_cos, roll_sin;
+  std::vector<double>& roll_cos = out.scratch.roll_cos;
+  std::vector<double>& roll_sin = out.scratch.roll_sin;
   roll_cos.resize(n);
   roll_sin.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -194,7 +195,7 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
   }
   blenderRestMatrices(s.heads.data(), s.tails.data(), s.rolls.data(), s.parents.data(), n, s.rest.data(),
                       s.local_rotation.data(), s.local_head.data(), s.local_length.data(), roll_cos.data(),
-                      roll_sin.data());
+                      roll_sin.data(), &out.scratch.rest);
   return {};
 }
 

@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/name_hint.hpp"
 #include "rigfit/pose.hpp"
 
 namespace rigfit {
@@ -261,7 +262,8 @@ Expected<BoneNumbers> parseBoneNumbers(std::string_view arg, const Skeleton& ske
     out.values[k] = v;
   }
   const int bone = skeleton.find(name);
-  if (bone < 0) return makeError(ErrorCode::kMismatch, prefix + "no bone " + quoted(name) + " in the skeleton");
+  if (bone < 0)
+    return makeError(ErrorCode::kMismatch, prefix + "no bone " + quoted(name) + " in the skeleton" + detail::unknownNameHint(name, skeleton.names));
   out.bone = static_cast<std::size_t>(bone);
   return out;
 }

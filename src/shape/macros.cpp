@@ -2,6 +2,7 @@
 #include <cmath>
 #include <charconv>
 
+#include "core/name_hint.hpp"
 #include "rigfit/shape.hpp"
 
 namespace rigfit {
@@ -57,9 +58,12 @@ Expected<MacroSettings> parseMacroSettings(std::string_view text) {
         m.*field = v;
         found = true;
       }
-    if (!found)
-      return makeError(ErrorCode::kUsage, "--macro \"" + std::string(item) + "\": unknown macro \"" + std::string(name) +
-                                              "\" (gender, age, muscle, weight, proportions, height, cupsize, firmness, african, asian, caucasian)");
+    if (!found) {
+      std::vector<std::string_view> names;
+      for (const auto& f : fields) names.push_back(f.first);
+      return makeError(ErrorCode::kUsage, "--macro \"" + std::string(item) + "\": unknown macro \"" + std::string(name) + "\"" +
+                                              detail::unknownNameHint(name, names));
+    }
   }
   return m;
 }

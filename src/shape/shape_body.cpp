@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/name_hint.hpp"
 #include "rigfit/shape.hpp"
 
 namespace rigfit {
@@ -17,7 +18,13 @@ Expected<std::vector<std::pair<std::string, double>>> resolveModifiers(const Jso
     const std::string group = spec.substr(0, slash), name = spec.substr(slash + 1);
     const Json* g = target_json.find(group);
     const Json* cats = g ? g->find("categories") : nullptr;
-    if (!cats || !cats->isArray()) return makeError(ErrorCode::kUsage, "--modifier \"" + spec + "\": no modifier group \"" + group + "\"");
+    if (!cats || !cats->isArray()) {
+      std::vector<std::string_view> groups;
+      if (target_json.isObject())
+        for (const auto& [key, entry] : target_json.members())
+          if (const Json* c = entry.find("categories"); c && c->isArray()) groups.push_back(key);
+      return makeError(ErrorCode::kUsage, "--modifier \"" + spec + "\": no modifier group \"" + group + "\"" + detail::unknownNameHint(group, groups));
+    }
     bool done = false;
     for (const Json& c : cats->items()) {
       const Json* cname = c.find("name");
@@ -55,7 +62,24 @@ Expected<std::vector<std::pair<std::string, double>>> resolveModifiers(const Jso
       done = true;
       break;
     }
-    if (!done) return makeError(ErrorCode::kUsage, "--modifier \"" + spec + "\": no modifier or target \"" + name + "\" in group \"" + group + "\"");
+    if (!done) {
+      // The group's modifiers (l-/r- forms of sided ones) and targets.
+      std::vector<std::string> names;
+      for (const Json& c : cats->items()) {
+        const Json* cname = c.find("name");
+        if (!cname || !cname->isString()) continue;
+        names.push_back(cname->asString());
+        if (const Json* sided = c.find("has_left_and_right"); sided && sided->isBool() && sided->asBool()) {
+          names.push_back("l-" + cname->asString());
+          names.push_back("r-" + cname->asString());
+        }
+        if (const Json* targets = c.find("targets"); targets && targets->isArray())
+          for (const Json& t : targets->items())
+            if (t.isString()) names.push_back(t.asString());
+      }
+      return makeError(ErrorCode::kUsage, "--modifier \"" + spec + "\": no modifier or target \"" + name + "\" in group \"" + group + "\"" +
+                                              detail::unknownNameHint(name, names));
+    }
   }
   return out;
 }

@@ -27,6 +27,8 @@ if [ "$want_exit" = 0 ]; then
     cat "$TMP/stdout" "$TMP/stderr" | grep -Eq -- "$regex" || fail "output does not match /$regex/"
   fi
   if printf '%s\n' "$@" | grep -qx -- "$OUT"; then [ -s "$OUT" ] || fail "no output file written"; fi
+  # Output ends its last line (e.g. --version).
+  [ ! -s "$TMP/stdout" ] || [ "$(tail -c 1 "$TMP/stdout" | od -An -c | tr -d ' ')" = '\n' ] || fail "stdout does not end with a newline"
 else
   grep -Eq -- "$regex" "$TMP/stderr" || fail "stderr does not match /$regex/"
   if [ "$want_exit" = 1 ]; then
