@@ -36,6 +36,7 @@ TEST(Base64, AppendsAndRoundTripsEveryByte) {
     EXPECT_EQ(back, part);
   }
   EXPECT_EQ(base64Encode("\xFB\xFF"), "+/8=");
+  EXPECT_EQ(octetStreamDataUri("foob"), "data:application/octet-stream;base64,Zm9vYg==");
 }
 
 TEST(Base64, StrictDecodingNamesTheFirstBadCharacter) {

@@ -39,6 +39,12 @@ std::string base64Encode(std::string_view bytes) {
   return out;
 }
 
+std::string octetStreamDataUri(std::string_view bytes) {
+  std::string out(kOctetStreamDataUri);
+  appendBase64(bytes, out);
+  return out;
+}
+
 bool base64Decode(std::string_view text, std::string& out, std::size_t& bad_at) {
   out.clear();
   if (text.size() % 4) {

@@ -13,6 +13,12 @@ void appendBase64(std::string_view bytes, std::string& out);
 /// The base64 encoding of `bytes`.
 std::string base64Encode(std::string_view bytes);
 
+/// The data URI prefix of glTF and G4MF buffers embedded in the JSON.
+inline constexpr std::string_view kOctetStreamDataUri = "data:application/octet-stream;base64,";
+
+/// kOctetStreamDataUri followed by the base64 encoding of `bytes`.
+std::string octetStreamDataUri(std::string_view bytes);
+
 /// Strict decoding into `out` (cleared first): the standard alphabet only, the length a multiple
 /// of 4, '=' only as the last one or two characters. On failure returns false with `bad_at` the
 /// offset of the first offending character (the length when it is not a multiple of 4).

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base64.hpp"
 #include "rigfit/g4mf.hpp"
 #include "rigfit/json.hpp"
 
@@ -41,7 +42,7 @@ constexpr u64 kTopBit = u64(1) << 63;
 constexpr u64 kMaxJsonBytes = u64(1) << 30;     // decoded JSON chunk
 constexpr u64 kMaxBufferBytes = u64(1) << 34;   // decoded buffer (16 GiB)
 constexpr std::size_t kMaxIssues = 1000;        // further issues are counted, not stored
-constexpr std::string_view kDataUriPrefix = "data:application/octet-stream;base64,";
+constexpr std::string_view kDataUriPrefix = kOctetStreamDataUri;  // the only data URIs read
 
 // ---------------------------------------------------------------------------------------------
 // Issues and JSON paths

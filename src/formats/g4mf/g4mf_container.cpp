@@ -5,7 +5,6 @@
 
 #include <zstd.h>
 
-#include "core/base64.hpp"
 #include "formats/g4mf/g4mf_check.hpp"
 
 namespace rigfit::g4mf {

@@ -561,9 +561,7 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
         blob = std::move(b.bin_);
       }
     } else {
-      std::string uri = "data:application/octet-stream;base64,";
-      appendBase64(b.bin_, uri);
-      buffer.set("uri", std::move(uri));
+      buffer.set("uri", octetStreamDataUri(b.bin_));
     }
     Json buffers = Json::array();
     buffers.push(std::move(buffer));

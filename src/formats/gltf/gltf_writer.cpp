@@ -421,9 +421,7 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, const GltfSkinStreams& s
   if (options.container == GltfContainer::kGltf) {
     buffer.set("uri", options.bin_name);
   } else if (options.container == GltfContainer::kGltfEmbedded) {
-    std::string uri = "data:application/octet-stream;base64,";
-    appendBase64(bin, uri);
-    buffer.set("uri", std::move(uri));
+    buffer.set("uri", octetStreamDataUri(bin));
   }
   Json buffers = Json::array();
   buffers.push(std::move(buffer));
