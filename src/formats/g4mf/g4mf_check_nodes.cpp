@@ -51,7 +51,9 @@ void Checker::nodes() {
     if (comps.size() > 1) {
       std::string list;
       for (const auto& c : comps) list += (list.empty() ? "" : ", ") + c;
-      r_.error(p, "a node has at most one of bone, camera, light, meshInstance, modelInstance, physics, skeleton; this one has " + list);
+      std::string all;
+      for (const char* c : kComponents) all += (all.empty() ? "" : ", ") + std::string(c);
+      r_.error(p, "a node has at most one of " + all + "; this one has " + list);
     }
     transform(node, p, i == 0);
     boolean(node, "visible", p);
