@@ -120,7 +120,9 @@ HWY_INLINE void ForInfluences(const detail::SkinningView& L, std::size_t c, std:
 HWY_INLINE void BlendDualQuatVertex(const detail::SkinningView& L, const float* HWY_RESTRICT dqs, std::size_t c,
                                     std::size_t v, float* HWY_RESTRICT dst) {
   detail::DualQuatBlend<float> blend;
-  ForInfluences(L, c, v, [&](std::uint16_t bone, float w) { blend.add(dqs + std::size_t(bone) * detail::kSkinningDualQuatFloats, w); });
+  ForInfluences(L, c, v, [&](std::uint16_t bone, float w) {
+    blend.add(dqs + std::size_t(bone) * detail::kSkinningDualQuatFloats, w);
+  });
   blend.toMatrix(1.0f, dst);
   for (int e = 12; e < 16; ++e) dst[e] = 0.0f;
 }
