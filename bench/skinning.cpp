@@ -4,7 +4,7 @@
 //    here; a synthetic skin with the same influence-count histogram when it is missing);
 //  - 20,000 and 1,000,000 vertices with exactly 4 influences (neighbouring vertices share bones,
 //    as on a real mesh; one run with random bones shows the incoherent worst case);
-//  positions + normals unless named otherwise, 1 and 2 threads (a SkinningPool), reported as
+//  positions + normals unless named otherwise, 1 and 2 threads (an Executor), reported as
 //  vertices per second (items_per_second) and Mvert/s.
 //  - Triad (a[i] = b[i] + s * c[i]) over the same footprint as the skinning run (72 bytes per
 //    vertex: 24 in, 24 out, 24 for the influences; STREAM's byte count, 12 per element), with the
@@ -29,6 +29,7 @@
 
 #include "rigfit/json.hpp"
 #include "rigfit/skinning.hpp"
+#include "skin/skinning_kernels.hpp"
 
 namespace {
 
@@ -111,7 +112,7 @@ struct Mesh {
   Skin skin;
   SkinningLayout layout;
   std::vector<float> matrices, rest;
-  std::vector<float, detail::Aligned64<float>> in_p, in_n, out_p, out_n;
+  AlignedFloats in_p, in_n, out_p, out_n;
   std::string source;
 
   Mesh(Skin s, std::string src) : skin(std::move(s)), source(std::move(src)) {
@@ -147,7 +148,7 @@ struct Mesh {
     }
   }
 
-  SkinningJob job(bool normals, bool dq, int threads, SkinningPool* pool) {
+  SkinningJob job(bool normals, bool dq, int threads, Executor* executor) {
     SkinningJob j;
     j.layout = &layout;
     j.matrices = matrices;
@@ -160,7 +161,7 @@ struct Mesh {
     }
     j.dual_quaternion = dq;
     j.threads = threads;
-    j.pool = pool;
+    j.executor = executor;
     return j;
   }
 };
@@ -188,9 +189,9 @@ Mesh& fourInfluences(std::size_t n, bool coherent = true) {
   return *m;
 }
 
-SkinningPool& pool() {
-  static SkinningPool p(2);
-  return p;
+Executor& executor() {
+  static Executor e(2);
+  return e;
 }
 
 void report(benchmark::State& state, std::size_t vertices) {
@@ -202,8 +203,8 @@ void report(benchmark::State& state, std::size_t vertices) {
 void runSkin(benchmark::State& state, Mesh& m, bool normals, bool dq, const char* target,
              SkinningJob::Stores stores = SkinningJob::Stores::kAuto) {
   const int threads = static_cast<int>(state.range(0));
-  if (target != nullptr && !setSkinningTargetForTesting(target)) return state.SkipWithError("target not supported");
-  SkinningJob job = m.job(normals, dq, threads, threads > 1 ? &pool() : nullptr);
+  if (target != nullptr && !detail::setSkinningTargetForTesting(target)) return state.SkipWithError("target not supported");
+  SkinningJob job = m.job(normals, dq, threads, threads > 1 ? &executor() : nullptr);
   job.stores = stores;
   if (!job.run()) return state.SkipWithError("invalid job");
   for (auto _ : state) {
@@ -211,8 +212,8 @@ void runSkin(benchmark::State& state, Mesh& m, bool normals, bool dq, const char
     benchmark::ClobberMemory();
   }
   report(state, m.skin.vertex_count);
-  state.SetLabel(m.source + ", " + skinningActiveTarget());
-  if (target != nullptr) setSkinningTargetForTesting("");
+  state.SetLabel(m.source + ", " + detail::skinningActiveTarget());
+  if (target != nullptr) detail::setSkinningTargetForTesting("");
 }
 
 void BM_SkinHm08(benchmark::State& state) { runSkin(state, hm08(), true, false, nullptr); }
@@ -269,7 +270,7 @@ void BM_Triad(benchmark::State& state) {
   };
   for (auto _ : state) {
     if (threads > 1) {
-      pool().parallelFor(threads, part);
+      executor().parallelFor(threads, part);
     } else {
       part(0);
     }

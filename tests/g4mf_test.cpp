@@ -19,6 +19,7 @@
 #include <zstd.h>
 
 #include "rigfit/data.hpp"
+#include "core/base64.hpp"
 #include "core/file_io.hpp"
 #include "rigfit/file_io.hpp"
 #include "rigfit/fit.hpp"
@@ -619,38 +620,6 @@ TEST(G4mfExamples, SharedWorkedExampleIsValidAndReadable) {
 // ---------------------------------------------------------------------------------------------
 // Validator: one broken file per rule
 
-std::string b64encode(std::string_view bin) {
-  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (std::size_t i = 0; i < bin.size(); i += 3) {
-    std::uint32_t t = static_cast<unsigned char>(bin[i]) << 16;
-    if (i + 1 < bin.size()) t |= static_cast<unsigned char>(bin[i + 1]) << 8;
-    if (i + 2 < bin.size()) t |= static_cast<unsigned char>(bin[i + 2]);
-    out.push_back(k[(t >> 18) & 63]);
-    out.push_back(k[(t >> 12) & 63]);
-    out.push_back(i + 1 < bin.size() ? k[(t >> 6) & 63] : '=');
-    out.push_back(i + 2 < bin.size() ? k[t & 63] : '=');
-  }
-  return out;
-}
-std::string b64decode(std::string_view s) {
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : s) {
-    const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const char* p = std::strchr(k, c);
-    if (c == '=' || !p) continue;
-    acc = (acc << 6) | static_cast<std::uint32_t>(p - k);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
-
 constexpr const char* kPrefix = "data:application/octet-stream;base64,";
 
 // A valid written .g4tf taken apart: its JSON and its buffer bytes, to break one thing at a time.
@@ -692,7 +661,7 @@ struct Doc {
   std::string text() const {
     Json copy = json;
     Json& b = copy.find("buffers")->items()[0];
-    if (b.contains("uri") && b.find("uri")->asString().rfind(kPrefix, 0) == 0) b.set("uri", std::string(kPrefix) + b64encode(bin));
+    if (b.contains("uri") && b.find("uri")->asString().rfind(kPrefix, 0) == 0) b.set("uri", std::string(kPrefix) + base64Encode(bin));
     return writeJson(copy, {.indent = 1, .sort_keys = false, .inline_numbers = true});
   }
 };
@@ -702,7 +671,8 @@ Doc baseDoc() {
   Doc d;
   d.json = *parseJson(text, "base");
   const std::string& uri = d.buffer().find("uri")->asString();
-  d.bin = b64decode(std::string_view(uri).substr(std::strlen(kPrefix)));
+  std::size_t bad = 0;
+  EXPECT_TRUE(base64Decode(std::string_view(uri).substr(std::strlen(kPrefix)), d.bin, bad));
   return d;
 }
 

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "rigfit/json.hpp"
+#include "skin/skinning_kernels.hpp"
 #include "test_util.hpp"
 
 namespace rigfit {
@@ -79,7 +80,7 @@ struct Case {
   std::vector<float> positions, normals;
   bool dual_quaternion = false;
 
-  Result run(Path path, int threads = 1, SkinningPool* pool = nullptr) const {
+  Result run(Path path, int threads = 1, Executor* executor = nullptr) const {
     Result r;
     r.positions.assign(positions.size(), -777.0f);
     r.normals.assign(normals.size(), -777.0f);
@@ -103,7 +104,7 @@ struct Case {
     }
     job.dual_quaternion = dual_quaternion;
     job.threads = threads;
-    job.pool = pool;
+    job.executor = executor;
     EXPECT_TRUE(job.validate());
     EXPECT_TRUE(job.run());
     return r;
@@ -124,15 +125,15 @@ Eigen::Vector3f at(const std::vector<float>& v, std::size_t i) { return Eigen::V
 // SIMD target this CPU supports.
 class TargetGuard {
  public:
-  ~TargetGuard() { setSkinningTargetForTesting(""); }
+  ~TargetGuard() { detail::setSkinningTargetForTesting(""); }
 };
 
 std::vector<std::string> supportedTargets() {
   std::vector<std::string> out;
-  for (const std::string& t : skinningCompiledTargets()) {
-    if (setSkinningTargetForTesting(t)) out.push_back(t);
+  for (const std::string& t : detail::skinningCompiledTargets()) {
+    if (detail::setSkinningTargetForTesting(t)) out.push_back(t);
   }
-  setSkinningTargetForTesting("");
+  detail::setSkinningTargetForTesting("");
   return out;
 }
 
@@ -142,11 +143,11 @@ void forEveryPath(const Case& c, Check check) {
   for (Path p : kPaths) {
     if (p == Path::kSimd) {
       for (const std::string& t : supportedTargets()) {
-        ASSERT_TRUE(setSkinningTargetForTesting(t));
+        ASSERT_TRUE(detail::setSkinningTargetForTesting(t));
         SCOPED_TRACE("simd " + t);
         check(c.run(p));
       }
-      setSkinningTargetForTesting("");
+      detail::setSkinningTargetForTesting("");
     } else {
       SCOPED_TRACE(pathName(p));
       check(c.run(p));
@@ -349,10 +350,10 @@ TEST(SkinningResult, SimdMatchesReferenceOnRandomMeshes) {
                                  " influences" + (dq ? ", dual quaternion" : "") + (scale ? ", scaled" : "");
         expectClose(c.run(Path::kSkin), ref, 1e-5, what + ", float loop");
         for (const std::string& t : targets) {
-          ASSERT_TRUE(setSkinningTargetForTesting(t));
+          ASSERT_TRUE(detail::setSkinningTargetForTesting(t));
           expectClose(c.run(Path::kSimd), ref, 1e-5, what + ", " + t);
         }
-        setSkinningTargetForTesting("");
+        detail::setSkinningTargetForTesting("");
       }
     }
   }
@@ -380,19 +381,19 @@ TEST(SkinningResult, EveryInfluenceCountAndZeroVertices) {
 TEST(SkinningResult, ThreadsGiveIdenticalResults) {
   Case c = randomCase(20011, 53, 7, 42, true);
   const Result one = c.run(Path::kSimd, 1);
-  SkinningPool pool(2);
+  Executor executor(2);
   for (int threads : {2, 3}) {
-    for (SkinningPool* p : {static_cast<SkinningPool*>(nullptr), &pool}) {
-      const Result many = c.run(Path::kSimd, threads, p);
+    for (Executor* e : {static_cast<Executor*>(nullptr), &executor}) {
+      const Result many = c.run(Path::kSimd, threads, e);
       EXPECT_EQ(one.positions, many.positions) << threads;
       EXPECT_EQ(one.normals, many.normals) << threads;
     }
   }
-  // Reused pool, many runs; and the scalar paths split too.
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(c.run(Path::kSimd, 2, &pool).positions, one.positions);
-  EXPECT_EQ(c.run(Path::kReference, 1).positions, c.run(Path::kReference, 2, &pool).positions);
+  // Reused executor, many runs; and the scalar paths split too.
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(c.run(Path::kSimd, 2, &executor).positions, one.positions);
+  EXPECT_EQ(c.run(Path::kReference, 1).positions, c.run(Path::kReference, 2, &executor).positions);
   c.dual_quaternion = true;
-  EXPECT_EQ(c.run(Path::kSimd, 1).normals, c.run(Path::kSimd, 2, &pool).normals);
+  EXPECT_EQ(c.run(Path::kSimd, 1).normals, c.run(Path::kSimd, 2, &executor).normals);
 }
 
 // Non-temporal stores (Stores::kStream) write the same bits as ordinary ones, on every target,
@@ -400,11 +401,11 @@ TEST(SkinningResult, ThreadsGiveIdenticalResults) {
 // back to ordinary stores.
 TEST(SkinningResult, StreamedStoresWriteTheSameBits) {
   TargetGuard guard;
-  using Floats = std::vector<float, detail::Aligned64<float>>;
+  using Floats = AlignedFloats;
   Case c = randomCase(4099, 53, 7, 77, true);
   auto layout = SkinningLayout::build(c.skin);
   ASSERT_TRUE(layout.ok());
-  SkinningPool pool(2);
+  Executor executor(2);
   const auto run = [&](SkinningJob::Stores stores, bool normals, bool dq, int threads, std::size_t skew, bool in_place,
                        bool expect_stream) {
     Floats p(c.positions.size() + skew, -777.0f), n(c.normals.size() + skew, -777.0f);
@@ -427,7 +428,7 @@ TEST(SkinningResult, StreamedStoresWriteTheSameBits) {
     job.dual_quaternion = dq;
     job.stores = stores;
     job.threads = threads;
-    job.pool = threads > 1 ? &pool : nullptr;
+    job.executor = threads > 1 ? &executor : nullptr;
     EXPECT_EQ(job.streams(), expect_stream);
     EXPECT_TRUE(job.run());
     Result r;
@@ -436,7 +437,7 @@ TEST(SkinningResult, StreamedStoresWriteTheSameBits) {
     return r;
   };
   for (const std::string& t : supportedTargets()) {
-    ASSERT_TRUE(setSkinningTargetForTesting(t));
+    ASSERT_TRUE(detail::setSkinningTargetForTesting(t));
     for (bool normals : {true, false}) {
       for (bool dq : {false, true}) {
         SCOPED_TRACE(t + (normals ? ", normals" : ", positions only") + (dq ? ", dual quaternion" : ""));
@@ -474,7 +475,7 @@ TEST(SkinningResult, AutoStreamsOnlyMeshesBiggerThanTheCaches) {
   const Skin skin = makeSkin(1, inf);
   auto layout = SkinningLayout::build(skin);
   ASSERT_TRUE(layout.ok());
-  std::vector<float, detail::Aligned64<float>> a(3 * big, 0.5f), b(3 * big), n(3 * big, 0.0f), m(3 * big);
+  AlignedFloats a(3 * big, 0.5f), b(3 * big), n(3 * big, 0.0f), m(3 * big);
   const std::vector<float> mats = pack({Eigen::Matrix4d::Identity()});
   SkinningJob job;
   job.layout = &*layout;
@@ -554,8 +555,8 @@ TEST(SkinningResult, RealGameEngineWeightsMatchReference) {
   EXPECT_EQ(layout->influenceHistogram()[1], 9369u);
   const Result ref = c.run(Path::kReference);
   expectClose(c.run(Path::kSimd), ref, 1e-5, "game_engine");
-  SkinningPool pool(2);
-  expectClose(c.run(Path::kSimd, 2, &pool), ref, 1e-5, "game_engine, 2 threads");
+  Executor executor(2);
+  expectClose(c.run(Path::kSimd, 2, &executor), ref, 1e-5, "game_engine, 2 threads");
   c.dual_quaternion = true;
   expectClose(c.run(Path::kSimd), c.run(Path::kReference), 1e-5, "game_engine, dual quaternion");
 }
@@ -601,7 +602,7 @@ TEST(SkinningDualQuaternion, TwistPreservesLength) {
 TEST(SkinningDualQuaternion, BlenderScaleHandling) {
   // Bone 1 scales by 2 about the origin (rest = identity): its dual quaternion is the identity
   // rotation plus a scale matrix diag(2); the 50/50 blend scales by 1.5.
-  const SkinningDualQuat q = skinningDualQuat(Eigen::Matrix4d::Identity(), scaling(2, 2, 2));
+  const detail::SkinningDualQuat q = detail::skinningDualQuat(Eigen::Matrix4d::Identity(), scaling(2, 2, 2));
   EXPECT_TRUE(q.has_scale);
   EXPECT_TRUE(q.quat.isApprox(Eigen::Vector4d(1, 0, 0, 0)));
   EXPECT_TRUE(q.scale.isApprox(scaling(2, 2, 2)));
@@ -614,7 +615,7 @@ TEST(SkinningDualQuaternion, BlenderScaleHandling) {
   Eigen::Matrix4d rest = translation(1, 0, 0) * rotation(-M_PI / 2, Eigen::Vector3d::UnitZ());  // local Y = world X
   const Eigen::Matrix4d pose = rest * scaling(1, 3, 1);  // stretched 3x along the bone
   const Eigen::Matrix4d s = pose * rest.inverse();
-  const SkinningDualQuat qs = skinningDualQuat(rest, s);
+  const detail::SkinningDualQuat qs = detail::skinningDualQuat(rest, s);
   EXPECT_TRUE(qs.has_scale);
   // Rotation part: none; the split reproduces S.
   Eigen::Matrix4d r4 = Eigen::Matrix4d::Identity();
@@ -633,7 +634,7 @@ TEST(SkinningDualQuaternion, RigidBonesHaveNoScaleMatrix) {
   std::mt19937 rng(5);
   for (int i = 0; i < 10; ++i) {
     const Eigen::Matrix4d m = randomAffine(rng, false), rest = randomAffine(rng, false);
-    const SkinningDualQuat q = skinningDualQuat(rest, m);
+    const detail::SkinningDualQuat q = detail::skinningDualQuat(rest, m);
     EXPECT_FALSE(q.has_scale);
     EXPECT_GE(q.quat[0], 0.0);  // Blender's canonical quaternion
     EXPECT_NEAR(q.quat.norm(), 1.0, 1e-12);
@@ -758,8 +759,8 @@ TEST(SkinningValidity, LayoutStatistics) {
   EXPECT_EQ(layout->restVertexCount(), 1u);
   EXPECT_EQ(layout->influenceHistogram(), (std::vector<std::size_t>{1, 2, 0, 1}));
   EXPECT_GT(layout->memoryBytes(), 0u);
-  EXPECT_EQ(layout->split(4).front(), 0u);
-  EXPECT_EQ(layout->split(4).back(), 1u);
+  EXPECT_EQ(detail::SkinningLayoutAccess::split(*layout, 4).front(), 0u);
+  EXPECT_EQ(detail::SkinningLayoutAccess::split(*layout, 4).back(), 1u);
 }
 
 TEST(SkinningValidity, LayoutChoosesTheCheaperChunkForm) {
@@ -769,30 +770,30 @@ TEST(SkinningValidity, LayoutChoosesTheCheaperChunkForm) {
   auto a = SkinningLayout::build(makeSkin(2, few));
   ASSERT_TRUE(a.ok());
   for (std::size_t c = 0; c < 2; ++c) {
-    EXPECT_EQ(a->view().chunk_u[c], 2u);
-    EXPECT_EQ(a->view().chunk_k[c], 0u);
+    EXPECT_EQ(detail::SkinningLayoutAccess::view(*a).chunk_u[c], 2u);
+    EXPECT_EQ(detail::SkinningLayoutAccess::view(*a).chunk_k[c], 0u);
   }
   const Case many = randomCase(32, 163, 8, 77, false);
   auto b = SkinningLayout::build(many.skin);
   ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b->view().chunk_u[0], 0u);
-  EXPECT_GT(b->view().chunk_k[0], 0u);
+  EXPECT_EQ(detail::SkinningLayoutAccess::view(*b).chunk_u[0], 0u);
+  EXPECT_GT(detail::SkinningLayoutAccess::view(*b).chunk_k[0], 0u);
 }
 
 TEST(SkinningValidity, Targets) {
-  const auto compiled = skinningCompiledTargets();
+  const auto compiled = detail::skinningCompiledTargets();
   ASSERT_FALSE(compiled.empty());
-  const std::string active = skinningActiveTarget();
+  const std::string active = detail::skinningActiveTarget();
   EXPECT_NE(std::find(compiled.begin(), compiled.end(), active), compiled.end()) << active;
-  EXPECT_FALSE(setSkinningTargetForTesting("NOT_A_TARGET"));
+  EXPECT_FALSE(detail::setSkinningTargetForTesting("NOT_A_TARGET"));
   {
     TargetGuard guard;
     for (const std::string& t : supportedTargets()) {
-      ASSERT_TRUE(setSkinningTargetForTesting(t));
-      EXPECT_EQ(skinningActiveTarget(), t);  // the dispatch really switches
+      ASSERT_TRUE(detail::setSkinningTargetForTesting(t));
+      EXPECT_EQ(detail::skinningActiveTarget(), t);  // the dispatch really switches
     }
   }
-  EXPECT_EQ(skinningActiveTarget(), active);
+  EXPECT_EQ(detail::skinningActiveTarget(), active);
   std::string list;
   for (const auto& t : compiled) list += t + " ";
   std::printf("[ skinning ] compiled targets: %sactive: %s\n", list.c_str(), active.c_str());

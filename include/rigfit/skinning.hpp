@@ -7,7 +7,8 @@
 //    (the chunk's few bones, each with a vector of the 16 weights) or per vertex (influence
 //    slots, influence-major), whichever the kernels do faster.
 //  - SkinningJob: spans in, spans out, no state, no allocation for skeletons up to 512 bones.
-//    SIMD over vertices (Highway, runtime dispatch: AVX-512, AVX2, SSE4, ...), optional threads.
+//    SIMD over vertices (Highway, runtime dispatch: AVX-512, AVX2, SSE4, ...), optional threads
+//    (started within the call, or the caller's Executor).
 //
 //   SkinningLayout layout = *SkinningLayout::build(skin);     // once
 //   SkinningJob job;                                          // every frame
@@ -18,21 +19,16 @@
 //   job.run();
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <mutex>
 #include <new>
 #include <span>
-#include <string>
-#include <string_view>
-#include <thread>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "rigfit/error.hpp"
+#include "rigfit/executor.hpp"
 #include "rigfit/weights.hpp"
 
 namespace rigfit {
@@ -44,42 +40,23 @@ inline constexpr float kSkinningRestWeight = 1e-4f;
 /// is > kSkinningRestWeight. Used by every skinning path so they agree on which vertices move.
 bool skinningDeforms(std::span<const float> weights);
 
-namespace detail {
-// The layout's streams as raw pointers, for the kernels (internal). Vertices are in chunks of
-// kSkinningChunk consecutive vertices, each chunk in one of two forms:
-//  - per vertex (chunk_k[c] = k > 0): every vertex has k influence slots (the chunk's largest
-//    count; missing ones have weight 0 on bone 0); slot i of vertex v is at
-//    chunk_bone[c] + i * kSkinningChunk + v in bones and chunk_weight[c] + i * kSkinningChunk + v
-//    in weights;
-//  - per bone (chunk_u[c] = u > 0): the chunk's u distinct bones at bones[chunk_bone[c] + j] and,
-//    when u > 1, for each of them the 16 vertices' weights (0 if the vertex does not use it) at
-//    weights[chunk_weight[c] + j * kSkinningChunk + v] (64-byte aligned);
-//  - both 0: every vertex of the chunk stays at rest.
-// Weights are normalised.
-inline constexpr std::size_t kSkinningChunk = 16;
-struct SkinningView {
-  std::size_t vertex_count = 0;
-  std::size_t chunk_count = 0;
-  const std::uint8_t* chunk_k = nullptr;
-  const std::uint8_t* chunk_u = nullptr;
-  const std::uint32_t* chunk_bone = nullptr;
-  const std::uint32_t* chunk_weight = nullptr;
-  const std::uint16_t* bones = nullptr;
-  const float* weights = nullptr;
-  const std::uint8_t* rest_bits = nullptr;  ///< bit v: vertex v stays at rest (padded by 8 bytes)
-};
-/// std::allocator with 64-byte alignment.
+/// std::allocator with 64-byte alignment, for vertex arrays (see SkinningJob) and the layout.
 template <typename T>
-struct Aligned64 {
+struct AlignedAllocator {
   using value_type = T;
-  Aligned64() = default;
+  AlignedAllocator() = default;
   template <typename U>
-  Aligned64(const Aligned64<U>&) {}  // NOLINT
+  AlignedAllocator(const AlignedAllocator<U>&) {}  // NOLINT
   T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
   void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
   template <typename U>
-  bool operator==(const Aligned64<U>&) const { return true; }
+  bool operator==(const AlignedAllocator<U>&) const { return true; }
 };
+/// A 64-byte aligned float array.
+using AlignedFloats = std::vector<float, AlignedAllocator<float>>;
+
+namespace detail {
+struct SkinningLayoutAccess;  // the kernels' view of the layout (src/skin/skinning_layout.hpp)
 }  // namespace detail
 
 /// The runtime form of a Skin for SkinningJob (immutable; movable and copyable).
@@ -114,13 +91,8 @@ class SkinningLayout {
   /// Heap bytes held.
   std::size_t memoryBytes() const;
 
-  /// Internal streams, for the kernels.
-  detail::SkinningView view() const;
-  /// Chunk boundaries 0 = c_0 <= c_1 <= ... <= c_parts = chunk count that split the work
-  /// (estimated from influence counts) into `parts` parts of about equal cost.
-  std::vector<std::size_t> split(int parts) const;
-
  private:
+  friend struct detail::SkinningLayoutAccess;
   std::size_t vertex_count_ = 0;
   std::size_t bone_count_ = 0;
   int max_influences_ = 0;
@@ -131,37 +103,9 @@ class SkinningLayout {
   std::vector<std::uint32_t> chunk_bone_;
   std::vector<std::uint32_t> chunk_weight_;
   std::vector<std::uint16_t> bones_;
-  std::vector<float, detail::Aligned64<float>> weights_;
+  AlignedFloats weights_;
   std::vector<std::uint8_t> rest_bits_;
   std::vector<double> chunk_cost_;  ///< cumulative estimated work up to the end of each chunk
-};
-
-/// A small set of worker threads SkinningJob can reuse (threads > 1). Workers spin briefly after
-/// each job (so back-to-back jobs start within a microsecond), then sleep. One job at a time:
-/// concurrent run() calls on one pool are serialised.
-class SkinningPool {
- public:
-  /// `threads`: total parallelism including the calling thread (threads - 1 workers are started).
-  explicit SkinningPool(int threads = static_cast<int>(std::thread::hardware_concurrency()));
-  ~SkinningPool();
-  SkinningPool(const SkinningPool&) = delete;
-  SkinningPool& operator=(const SkinningPool&) = delete;
-
-  int threads() const { return static_cast<int>(workers_.size()) + 1; }
-  /// Calls fn(i) for every i in [0, count), on the calling thread and the workers; returns when
-  /// all calls have returned.
-  void parallelFor(int count, const std::function<void(int)>& fn);
-
- private:
-  void workerLoop();
-  std::vector<std::thread> workers_;
-  std::mutex run_mutex_;
-  const std::function<void(int)>* fn_ = nullptr;
-  int count_ = 0;
-  std::atomic<int> next_{0};
-  std::atomic<int> done_{0};
-  std::atomic<std::uint32_t> generation_{0};
-  std::atomic<bool> stop_{false};
 };
 
 /// A skinning job (ozz style: spans in, spans out, no state kept, validate() + run()).
@@ -200,8 +144,8 @@ struct SkinningJob {
   /// 12-float layout; Blender takes the scale part of S in this frame.
   std::span<const float> rest_matrices;
   // The vertex arrays are read and written 16 vertices (3 x 64 bytes) at a time: 64-byte
-  // aligned arrays (e.g. std::vector<float, detail::Aligned64<float>>) save the cache-line
-  // splits of every load and store (about 4% on hm08 with AVX-512). Any alignment works.
+  // aligned arrays (e.g. AlignedFloats) save the cache-line splits of every load and store
+  // (about 4% on hm08 with AVX-512). Any alignment works.
   std::span<const float> in_positions;   ///< 3 floats per vertex (x, y, z)
   std::span<const float> in_normals;     ///< optional (empty), 3 floats per vertex
   std::span<float> out_positions;        ///< 3 floats per vertex; may be the same array as in_positions
@@ -215,7 +159,9 @@ struct SkinningJob {
   enum class Stores { kAuto, kCache, kStream } stores = Stores::kAuto;
   bool reference = false;                ///< scalar double-precision path (needs skin)
   int threads = 1;                       ///< parts run in parallel (1: the calling thread only)
-  SkinningPool* pool = nullptr;          ///< threads for threads > 1 (none: std::thread per run)
+  /// Threads for threads > 1 (at most executor->threads() are used); none: the job starts
+  /// threads - 1 threads and joins them before run() returns.
+  Executor* executor = nullptr;
 
   /// Rejects: neither layout nor skin (or reference without skin); layout and skin both given
   /// with different vertex or bone counts; matrices fewer than 12 * bone_count; dual_quaternion
@@ -234,39 +180,5 @@ inline constexpr std::size_t kSkinningStreamBytes = std::size_t{32} << 20;
 
 /// Packs 4x4 double matrices into the 3x4 float rows SkinningJob takes (12 floats each).
 void packSkinningMatrices(std::span<const Eigen::Matrix4d> matrices, std::span<float> out);
-
-/// Blender's dual quaternion of one bone (mat4_to_dquat(rest, S)), for tools and tests:
-/// quaternion (w, x, y, z), dual part (w, x, y, z), scale matrix (4x4) and whether it is used.
-struct SkinningDualQuat {
-  Eigen::Vector4d quat = Eigen::Vector4d(1, 0, 0, 0);
-  Eigen::Vector4d trans = Eigen::Vector4d::Zero();
-  Eigen::Matrix4d scale = Eigen::Matrix4d::Identity();
-  bool has_scale = false;
-};
-SkinningDualQuat skinningDualQuat(const Eigen::Matrix4d& rest, const Eigen::Matrix4d& skinning);
-
-/// Diagnostics: the SIMD targets compiled into the kernels (best first) and the one in use.
-std::vector<std::string> skinningCompiledTargets();
-std::string skinningActiveTarget();
-/// Tests and benchmarks: restricts the kernels (process-wide, all Highway code) to the named
-/// compiled target ("AVX3", "AVX2", "SSE4", ...); "" restores the best one. False if unknown or
-/// not supported by this CPU.
-bool setSkinningTargetForTesting(std::string_view name);
-
-namespace detail {
-struct SkinningKernelArgs {
-  SkinningView layout;
-  const float* matrices = nullptr;  ///< LBS: 16 floats per bone (3x4 + 4 zeros), 64-byte aligned
-  const float* dual_quats = nullptr;  ///< DQS: 24 floats per bone (see skinning.cpp)
-  const float* in_positions = nullptr;
-  const float* in_normals = nullptr;  ///< null: positions only
-  float* out_positions = nullptr;
-  float* out_normals = nullptr;
-  bool stream = false;  ///< non-temporal stores; the outputs are 64-byte aligned
-};
-/// Runs chunks [chunk_begin, chunk_end) with the best SIMD target.
-void skinChunks(const SkinningKernelArgs& args, std::size_t chunk_begin, std::size_t chunk_end);
-inline constexpr std::size_t kSkinningDualQuatFloats = 24;
-}  // namespace detail
 
 }  // namespace rigfit

@@ -32,7 +32,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "rigfit/skinning.hpp"
+#include "skin/skinning_kernels.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace rigfit {
@@ -115,56 +115,16 @@ HWY_INLINE void ForInfluences(const detail::SkinningView& L, std::size_t c, std:
   }
 }
 
-// Blender's add_weighted_dq_dq / normalize_dq / mul_v3m3_dq for one vertex, written as the
-// equivalent 3x4 matrix (row-major, 4 zeros of padding) at dst. Dual quaternion table: 24
-// floats per bone = quaternion (w x y z), dual part (w x y z), scale matrix 3x4 row-major,
-// has-scale flag, 3 pad. Zero weights are skipped, as Blender does; the weights sum to 1.
+// Blender's dual quaternion blend of one vertex (skinning_math.hpp) as the equivalent 3x4 matrix
+// (row-major, 4 zeros of padding) at dst. The layout's weights sum to 1.
 HWY_INLINE void BlendDualQuatVertex(const detail::SkinningView& L, const float* HWY_RESTRICT dqs, std::size_t c,
                                     std::size_t v, float* HWY_RESTRICT dst) {
-  float sq[4] = {0, 0, 0, 0}, st[4] = {0, 0, 0, 0}, ss[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  float sw = 0.0f;
+  detail::DualQuatBlend<float> blend;
   ForInfluences(L, c, v, [&](std::uint16_t bone, float w) {
-    if (w == 0.0f) return;
-    const float* q = dqs + std::size_t(bone) * detail::kSkinningDualQuatFloats;
-    const float dot = q[0] * sq[0] + q[1] * sq[1] + q[2] * sq[2] + q[3] * sq[3];
-    const float ws = dot < 0.0f ? -w : w;
-    for (int i = 0; i < 4; ++i) {
-      sq[i] += ws * q[i];
-      st[i] += ws * q[4 + i];
-    }
-    if (q[20] != 0.0f) {
-      for (int i = 0; i < 12; ++i) ss[i] += w * q[8 + i];
-      sw += w;
-    }
+    blend.add(dqs + std::size_t(bone) * detail::kSkinningDualQuatFloats, w);
   });
-  if (sw != 0.0f) {  // normalize_dq with a total weight of 1
-    const float add = 1.0f - sw;
-    ss[0] += add;
-    ss[5] += add;
-    ss[10] += add;
-  }
-  const float w = sq[0], x = sq[1], y = sq[2], z = sq[3];
-  const float t0 = st[0], t1 = st[1], t2 = st[2], t3 = st[3];
-  const float m[3][3] = {{w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                         {2 * (x * y + w * z), w * w + y * y - x * x - z * z, 2 * (y * z - w * x)},
-                         {2 * (x * z - w * y), 2 * (y * z + w * x), w * w + z * z - x * x - y * y}};
-  float len2 = w * w + x * x + y * y + z * z;
-  if (len2 > 0.0f) len2 = 1.0f / len2;
-  const float t[3] = {2 * (-t0 * x + w * t1 - t2 * z + y * t3), 2 * (-t0 * y + t1 * z - x * t3 + w * t2),
-                      2 * (-t0 * z + x * t2 + w * t3 - t1 * y)};
+  blend.toMatrix(1.0f, dst);
   for (int e = 12; e < 16; ++e) dst[e] = 0.0f;
-  for (int r = 0; r < 3; ++r) {
-    for (int col = 0; col < 4; ++col) {
-      float a;
-      if (sw != 0.0f) {
-        a = m[r][0] * ss[col] + m[r][1] * ss[4 + col] + m[r][2] * ss[8 + col];
-      } else {
-        a = col < 3 ? m[r][col] : 0.0f;
-      }
-      if (col == 3) a += t[r];
-      dst[r * 4 + col] = a * len2;
-    }
-  }
 }
 
 HWY_INLINE std::uint64_t RestLanes(const std::uint8_t* rest_bits, std::size_t v0) {
@@ -177,28 +137,6 @@ HWY_INLINE std::uint64_t RestLanes(const std::uint8_t* rest_bits, std::size_t v0
 #if HWY_TARGET == HWY_SCALAR
 // ----------------------------------------------------------------------------------------------
 // No SIMD: one vertex at a time.
-
-HWY_INLINE void TransformVertex(const float* a, const float* in_p, const float* in_n, float* out_p, float* out_n) {
-  const float x = in_p[0], y = in_p[1], z = in_p[2];
-  float n[3] = {0, 0, 0};
-  if (in_n != nullptr) std::memcpy(n, in_n, sizeof n);
-  for (int r = 0; r < 3; ++r) out_p[r] = a[4 * r] * x + a[4 * r + 1] * y + a[4 * r + 2] * z + a[4 * r + 3];
-  if (in_n == nullptr) return;
-  auto m = [&](int r, int c) { return a[4 * r + c]; };
-  const float t[3] = {(m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) * n[0] + (m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2)) * n[1] +
-                          (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0)) * n[2],
-                      (m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2)) * n[0] + (m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0)) * n[1] +
-                          (m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1)) * n[2],
-                      (m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1)) * n[0] + (m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2)) * n[1] +
-                          (m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0)) * n[2]};
-  const float len2 = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
-  if (len2 > 1e-30f) {
-    const float s = 1.0f / std::sqrt(len2);
-    for (int c = 0; c < 3; ++c) out_n[c] = t[c] * s;
-  } else {
-    for (int c = 0; c < 3; ++c) out_n[c] = n[c];
-  }
-}
 
 void SkinChunks(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, std::size_t chunk_end) {
   const detail::SkinningView& L = a.layout;
@@ -228,7 +166,7 @@ void SkinChunks(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, st
           for (int e = 0; e < 12; ++e) m[e] += w * s[e];
         });
       }
-      TransformVertex(m, ip, in, op, on);
+      detail::transformVertex<float>(m, ip, in, op, on);
     }
   }
 }
@@ -638,10 +576,10 @@ HWY_EXPORT(SkinChunks);
 HWY_EXPORT(ActiveTarget);
 
 namespace detail {
+
 void skinChunks(const SkinningKernelArgs& args, std::size_t chunk_begin, std::size_t chunk_end) {
   HWY_DYNAMIC_DISPATCH(SkinChunks)(args, chunk_begin, chunk_end);
 }
-}  // namespace detail
 
 std::vector<std::string> skinningCompiledTargets() {
   std::vector<std::string> out;
@@ -668,5 +606,6 @@ bool setSkinningTargetForTesting(std::string_view name) {
   return false;
 }
 
+}  // namespace detail
 }  // namespace rigfit
 #endif  // HWY_ONCE

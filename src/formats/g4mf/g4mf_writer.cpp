@@ -39,6 +39,7 @@
 #include <Eigen/SVD>
 #include <zstd.h>
 
+#include "core/base64.hpp"
 #include "rigfit/g4mf.hpp"
 #include "rigfit/json.hpp"
 #include "rigfit/version.hpp"
@@ -160,23 +161,6 @@ Status setTransform(Json& node, const Eigen::Matrix4d& m, std::size_t bone) {
     else node.set("scale", numberArray(scale.data(), 3));
   }
   return {};
-}
-
-std::string base64(std::string_view bin) {
-  static const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bin.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bin.size(); i += 3) {
-    const std::uint32_t a = static_cast<unsigned char>(bin[i]);
-    const std::uint32_t b1 = i + 1 < bin.size() ? static_cast<unsigned char>(bin[i + 1]) : 0;
-    const std::uint32_t b2 = i + 2 < bin.size() ? static_cast<unsigned char>(bin[i + 2]) : 0;
-    const std::uint32_t triple = (a << 16) | (b1 << 8) | b2;
-    out.push_back(kB64[(triple >> 18) & 63]);
-    out.push_back(kB64[(triple >> 12) & 63]);
-    out.push_back(i + 1 < bin.size() ? kB64[(triple >> 6) & 63] : '=');
-    out.push_back(i + 2 < bin.size() ? kB64[triple & 63] : '=');
-  }
-  return out;
 }
 
 Expected<std::string> zstdCompress(std::string_view data, int level) {
@@ -563,7 +547,7 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
         blob = std::move(b.bin_);
       }
     } else {
-      buffer.set("uri", "data:application/octet-stream;base64," + base64(b.bin_));
+      buffer.set("uri", octetStreamDataUri(b.bin_));
     }
     Json buffers = Json::array();
     buffers.push(std::move(buffer));

@@ -7,6 +7,7 @@
 #include <Eigen/LU>
 #include <Eigen/SVD>
 
+#include "core/base64.hpp"
 #include "rigfit/gltf.hpp"
 #include "rigfit/json.hpp"
 #include "rigfit/version.hpp"
@@ -455,20 +456,7 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, std::span<const GltfSkin
   if (options.container == GltfContainer::kGltf) {
     buffer.set("uri", options.bin_name);
   } else if (options.container == GltfContainer::kGltfEmbedded) {
-    static const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string uri = "data:application/octet-stream;base64,";
-    uri.reserve(uri.size() + bin.size() * 4 / 3 + 4);
-    for (std::size_t i = 0; i < bin.size(); i += 3) {
-      const std::uint32_t a = static_cast<unsigned char>(bin[i]);
-      const std::uint32_t b1 = i + 1 < bin.size() ? static_cast<unsigned char>(bin[i + 1]) : 0;
-      const std::uint32_t b2 = i + 2 < bin.size() ? static_cast<unsigned char>(bin[i + 2]) : 0;
-      const std::uint32_t triple = (a << 16) | (b1 << 8) | b2;
-      uri.push_back(kB64[(triple >> 18) & 63]);
-      uri.push_back(kB64[(triple >> 12) & 63]);
-      uri.push_back(i + 1 < bin.size() ? kB64[(triple >> 6) & 63] : '=');
-      uri.push_back(i + 2 < bin.size() ? kB64[triple & 63] : '=');
-    }
-    buffer.set("uri", std::move(uri));
+    buffer.set("uri", octetStreamDataUri(bin));
   }
   Json buffers = Json::array();
   buffers.push(std::move(buffer));
