@@ -116,7 +116,7 @@ struct Pending {
   const OutputFile* file = nullptr;
   std::string folder;
   std::string temp;        // empty once nothing is left under the temporary name
-  bool exchanged = false;  // the target's old file now lives under `temp`
+  std::string backup;      // a second name (hard link) of the target's old file, until all are placed
   bool placed = false;     // the new file is at the target
   bool had_old = false;    // a file was at the target before
 };
@@ -129,8 +129,7 @@ int injected(const detail::WriteFault& fault, detail::WriteStep step, const std:
 // Creates the temporary file beside the target and writes, flushes and closes it.
 Status stage(Pending& p, const detail::WriteFault& fault) {
   const std::string& path = p.file->path;
-  std::string name = "." + std::filesystem::path(path).filename().string() + std::string(kTempTag) + std::string(kTempRandom, 'X');
-  std::string temp = (std::filesystem::path(p.folder) / name).string();
+  std::string temp = tempName(path, p.folder);
   int err = injected(fault, detail::WriteStep::kCreate, path);
   const int fd = err ? -1 : ::mkostemp(temp.data(), O_CLOEXEC);  // O_CREAT | O_EXCL, a fresh name
   if (fd < 0) {
@@ -161,20 +160,35 @@ Status stage(Pending& p, const detail::WriteFault& fault) {
   return {};
 }
 
-// Moves the temporary file to the target. Every file but the last swaps names with an existing
-// target (RENAME_EXCHANGE), so that a later failure can put the old file back.
+// A free name for a temporary file beside `path` (.NAME.rigfit-tmp-XXXXXX).
+std::string tempName(const std::string& path, const std::string& folder) {
+  return (std::filesystem::path(folder) / ("." + std::filesystem::path(path).filename().string() + std::string(kTempTag) +
+                                           std::string(kTempRandom, 'X')))
+      .string();
+}
+
+// Keeps the target's old file under a second name (a hard link in the same folder), so that a
+// later failure can put it back. Where links are not possible the old file is simply replaced.
+void keepOld(Pending& p) {
+  std::string name = tempName(p.file->path, p.folder);
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);  // reserve a fresh name...
+  if (fd < 0) return;
+  ::close(fd);
+  ::unlink(name.c_str());  // ...and link the old file there (link never replaces a file)
+  if (::link(p.file->path.c_str(), name.c_str()) == 0) p.backup = std::move(name);
+}
+
+// Moves the temporary file to the target. Every file but the last keeps the old target (keepOld).
 Status place(Pending& p, bool last, const detail::WriteFault& fault) {
   const std::string& path = p.file->path;
   if (int err = injected(fault, detail::WriteStep::kRename, path)) return ioError(path, "cannot replace", err);
   struct stat st{};
   p.had_old = ::lstat(path.c_str(), &st) == 0;
-  if (!last && p.had_old && !S_ISDIR(st.st_mode) &&
-      ::renameat2(AT_FDCWD, p.temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
-    p.exchanged = p.placed = true;
-    return {};
-  }
+  if (!last && p.had_old && S_ISREG(st.st_mode)) keepOld(p);
   if (::rename(p.temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
+    if (!p.backup.empty()) ::unlink(p.backup.c_str());
+    p.backup.clear();
     if (err == EISDIR) return makeError(ErrorCode::kIo, path + ": is a folder, not a file");
     return ioError(path, "cannot replace", err);
   }
@@ -249,18 +263,18 @@ Status detail::writeFilesAtomic(std::span<const OutputFile> files, const WriteFa
     for (std::size_t i = pending.size(); i-- > 0;) {
       Pending& p = pending[i];
       if (!p.placed) continue;
-      if (p.exchanged) {
-        ::renameat2(AT_FDCWD, p.temp.c_str(), AT_FDCWD, p.file->path.c_str(), RENAME_EXCHANGE);
+      if (!p.backup.empty()) {
+        ::rename(p.backup.c_str(), p.file->path.c_str());
       } else if (!p.had_old) {
         ::unlink(p.file->path.c_str());
-      }  // (else a filesystem without RENAME_EXCHANGE: the old file is gone, the new one stays whole)
+      }  // (else the old file could not be kept: it is gone, the new one stays whole)
     }
     for (const Pending& p : pending)
       if (!p.temp.empty()) ::unlink(p.temp.c_str());
     return status;
   }
   for (const Pending& p : pending)
-    if (p.exchanged) ::unlink(p.temp.c_str());  // the old file, under the temporary name
+    if (!p.backup.empty()) ::unlink(p.backup.c_str());  // the old file's second name
   return folders.sync();
 }
 
