@@ -65,7 +65,7 @@ void BM_PositionInfo(benchmark::State& state) {
 BENCHMARK(BM_PositionInfo)->Unit(benchmark::kMillisecond);
 
 // The whole save of rigify.human_toes (213 bones, 426 ends): automatic choice for every end,
-// saved strategies checked (§6.4), rounding, bone entries.
+// saved strategies checked (docs/mpfb-behaviour.md §6.4), rounding, bone entries.
 void BM_SaveRigify213(benchmark::State& state) {
   Fixture& f = Fixture::get();
   if (!f.ok) return state.SkipWithError("MPFB data missing");

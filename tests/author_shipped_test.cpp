@@ -1,6 +1,6 @@
 // Rig authoring on MPFB's data: round trips of every shipped rig, agreement of the automatic
-// strategy choice with the shipped files on MPFB's default character (§11b), and a third-party
-// glTF skeleton turned into a rig that follows shaped bodies.
+// strategy choice with the shipped files on MPFB's default character (docs/mpfb-behaviour.md
+// §11.2), and a third-party glTF skeleton turned into a rig that follows shaped bodies.
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
@@ -31,7 +31,7 @@ struct Body {
   PositionInfo info;
 };
 
-// MPFB's default character (§11b): base.obj + the default macro targets, optionally grounded;
+// MPFB's default character (§11.2): base.obj + the default macro targets, optionally grounded;
 // or a shaped body from macro settings.
 Body body(const DataSource& data, bool ground, const MacroSettings& macros = {}) {
   Body b;
@@ -148,7 +148,7 @@ TEST(AuthorShipped, AutomaticRoundTripWithinResiduals) {
   }
 }
 
-// §11b: the automatic choice at every end's default_position on MPFB's default character.
+// §11.2: the automatic choice at every end's default_position on MPFB's default character.
 struct Agreement {
   std::size_t in_file[5] = {}, same[5] = {};
 };
@@ -240,7 +240,7 @@ Json withoutDefaultPositions(Json doc) {
 
 // Saving a shipped v110 rig from its own fit on the grounded default character gives MPFB's file
 // back: every key, strategy, roll, collection and Rigify value identical. Default positions: in
-// the Rigify files to 1e-5 m at CUBE and XYZ ends (§11b) and to 5 mm at VERTEX and MEAN ends (the
+// the Rigify files to 1e-5 m at CUBE and XYZ ends (§11.2) and to 5 mm at VERTEX and MEAN ends (the
 // breast); openpose's file keeps its bones' own positions, up to 2 mm from the cube centres.
 TEST(AuthorShipped, SavingReproducesTheShippedFiles) {
   RIGFIT_REQUIRE_SHARED_DATA();

@@ -1,5 +1,6 @@
-// Rig authoring: the KD-tree, MPFB's automatic strategy choice (§6.3), saved strategies and locks
-// (§6.4), rounding (§6.6) and the developer tools (§6.5) on hand-built cases with known answers.
+// Rig authoring: the KD-tree, MPFB's automatic strategy choice (docs/mpfb-behaviour.md §6.3), saved
+// strategies and locks (§6.4), rounding (§6.6) and the developer tools (§6.5) on hand-built cases
+// with known answers.
 #include <cmath>
 #include <cstring>
 #include <filesystem>

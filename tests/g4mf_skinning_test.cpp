@@ -1,6 +1,6 @@
 // Skinning an exported G4MF file by the G4MF rule reproduces rigfit's own posed mesh.
 //
-// The file is read back with readG4mf (strict). A consumer poses it as the checklist's §13 says:
+// The file is read back with readG4mf (strict). A consumer poses it as docs/g4mf-rules.md §13 says:
 // each bone's current transform in skeleton-node space B_cur is composed from local transforms
 // down the file's hierarchy, the rest B_rest is the file's own bind pose, K = B_cur * B_rest^-1,
 // and a vertex moves to sum_i w_i K_i p (the file's weights are normalised). The local transforms

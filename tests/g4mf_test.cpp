@@ -1,7 +1,7 @@
 // G4MF: writer -> reader round trips (hand-made model and the demo character, .g4tf / .g4b /
-// .g4b+Zstd), byte determinism, the document layout the checklist asks for, the validator (one
-// broken file per rule, each built from a valid written file), hostile headers, and the shared
-// worked examples.
+// .g4b+Zstd), byte determinism, the document layout docs/g4mf-rules.md asks for (the § below are
+// its sections), the validator (one broken file per rule, each built from a valid written file),
+// hostile headers, and the shared worked examples.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -236,7 +236,7 @@ void expectRoundTrip(const ExportModel& m, const G4mfDocument& d) {
       }
   }
   EXPECT_EQ(tri, d.triangles.size() / 3);
-  // Consecutive polygons never start at the same vertex (they would merge, checklist §9.2).
+  // Consecutive polygons never start at the same vertex (they would merge, §9.2).
   for (std::size_t p = 1; p < np; ++p) EXPECT_NE(d.polygon_corners[d.polygon_offsets[p]], d.polygon_corners[d.polygon_offsets[p - 1]]);
 
   // Vertices and skin, per export vertex through its G4MF vertex.
@@ -395,7 +395,8 @@ TEST(G4mfRoundTrip, NonOrthonormalBasisAndScale) {
   EXPECT_EQ(d->local[2], m.bind_local[2]);  // basis numbers are exact doubles
 }
 
-// Checklist §7.2: a rotation of theta about +Z is rotor [cos θ/2, sin θ/2, 0, 0]; about +Y the xz part is negative.
+// §7.2: a rotation of theta about +Z is rotor [cos θ/2, sin θ/2, 0, 0]; about +Y the xz part is
+// negative.
 TEST(G4mfWrite, RotorConvention) {
   ExportModel m = handModel();
   const double theta = 0.8;
@@ -411,7 +412,7 @@ TEST(G4mfWrite, RotorConvention) {
   EXPECT_EQ(z.items()[3].asDouble(), 0.0);
   const Json& y = *doc->find("nodes")->items()[4].find("rotor");
   EXPECT_NEAR(y.items()[2].asDouble(), -std::sin(theta / 2), 1e-15);
-  // The checklist's rotor -> matrix formula gives the same matrix as the reader.
+  // §7.2's rotor -> matrix formula gives the same matrix as the reader.
   auto d = readG4mf(bytes, "x");
   ASSERT_TRUE(d.ok());
   const double s = y.items()[0].asDouble(), xy = y.items()[1].asDouble(), xz = y.items()[2].asDouble(), yz = y.items()[3].asDouble();

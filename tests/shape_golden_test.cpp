@@ -97,7 +97,8 @@ TEST(ShapeGolden, MixMatchesBlender) {
   }
 }
 
-// §11b numbers from the Blender golden of MPFB's new human: lowest body z and height.
+// docs/mpfb-behaviour.md §11.2 numbers from the Blender golden of MPFB's new human: lowest body z
+// and height.
 TEST(ShapeGolden, DefaultHumanNumbers) {
   auto g = readJsonFile(test::sourceDir() + "/tests/golden/shape/default.json");
   ASSERT_TRUE(g.ok()) << g.error().message;

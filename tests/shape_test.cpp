@@ -131,7 +131,8 @@ TEST(Shape, MacroTargetsAsMpfb) {
   }
 }
 
-// §11b: the default character's lowest body z (before grounding) and height after grounding.
+// docs/mpfb-behaviour.md §11.2: the default character's lowest body z (before grounding) and height
+// after grounding.
 TEST(Shape, DefaultHumanMatchesMpfbNumbers) {
   RIGFIT_REQUIRE_SHARED_DATA();
   const DataSource data = DataSource::folder(test::sharedData());

@@ -201,7 +201,7 @@ TEST(SkinningResult, TwoBonesHalfHalf) {
 }
 
 TEST(SkinningResult, UnnormalisedWeightsAreDividedByTheirSum) {
-  // A single weight 0.5 follows its bone fully (verified in Blender 3.4, mpfb-behaviour §7.2).
+  // A single weight 0.5 follows its bone fully (Blender 3.4; docs/mpfb-behaviour.md §7.2).
   Case c = oneVertexCase({translation(0, 0, 2)}, {{0, 0.5f}}, {1, 1, 1});
   forEveryPath(c, [](const Result& r) { EXPECT_VEC_NEAR(at(r.positions, 0), 1, 1, 3, 1e-6); });
   // 0.2 / 0.6 is 25 % / 75 %; a sum above 1 (0.9 + 0.9) is 50 / 50.

@@ -1,5 +1,5 @@
-// Weights files (parse, write, MPFB's rounding), binding to fitted skeletons (§7.2) and fixed-size
-// influences.
+// Weights files (parse, write, MPFB's rounding), binding to fitted skeletons
+// (docs/mpfb-behaviour.md §7.2) and fixed-size influences.
 #include <sys/mman.h>
 #include <unistd.h>
 

@@ -178,7 +178,8 @@ std::vector<BonePlacement> placementsFromSkeleton(const Skeleton& skeleton);
 // Sources of bone positions
 
 /// A skeleton read from a file: placements (rig frame) and where they came from. glTF skeletons
-/// are read by parseGltfSkeleton (rigfit/gltf.hpp).
+/// are read by readGltfSkeleton (a file, with the buffer files beside a .gltf) or
+/// parseGltfSkeleton (bytes in memory), in rigfit/gltf.hpp.
 struct SkeletonSource {
   std::vector<BonePlacement> bones;
   std::string kind;                  ///< "rigfit-skeleton", "gltf", "rig"

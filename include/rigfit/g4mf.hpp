@@ -1,7 +1,7 @@
 // G4MF (Good 4D Model Format, draft; godot-dimensions/g4mf) for rigged characters: a writer for
 // .g4tf (text) and .g4b (binary, optionally Zstd-compressed), a strict reader that reads back what
 // the writer produces (skeleton, mesh, skin), and a separate validator that reports every rule of
-// shared/docs/g4mf-checklist.md a file can break. 3D only on write; the validator takes any
+// docs/g4mf-rules.md a file can break. 3D only on write; the validator takes any
 // dimension, the reader 3 only.
 #pragma once
 
@@ -38,9 +38,9 @@ struct G4mfWriteOptions {
   std::string skeleton_name = "Armature";
   std::string rig_name;  ///< written to the skeleton node's extras ("rig") when not empty
   Json asset_extras = Json::object();  ///< written as asset.extras when not empty (provenance)
-  /// Checklist §11: drop zero weights and divide each vertex's weights by their sum. A vertex whose
-  /// total is <= 1e-4 is left unlisted (it stays at rest, as Blender's armature modifier leaves it).
-  /// false: the weights as stored (zero weights still dropped).
+  /// docs/g4mf-rules.md §11: drop zero weights and divide each vertex's weights by their sum. A
+  /// vertex whose total is <= 1e-4 is left unlisted (it stays at rest, as Blender's armature
+  /// modifier leaves it). false: the weights as stored (zero weights still dropped).
   bool normalize_weights = true;
 };
 
@@ -134,12 +134,12 @@ struct G4mfIssue {
   G4mfSeverity severity = G4mfSeverity::kError;
 };
 
-/// Checks every rule of the checklist a file can break (container, JSON text, schema structure,
-/// names, buffers, accessors, nodes, skeletons, meshes, skins, blend shapes). Never throws, never
-/// allocates by a declared size beyond what the bytes can back. Empty: valid. At most 1000 issues
-/// are listed (then one warning counts the rest). `label` is not part of the issues (their paths
-/// are relative to the file); it is kept for symmetry with readG4mf. External (relative or remote)
-/// buffer URIs are not opened: a warning says their data was not checked.
+/// Checks every rule of docs/g4mf-rules.md a file can break (container, JSON text, schema
+/// structure, names, buffers, accessors, nodes, skeletons, meshes, skins, blend shapes). Never
+/// throws, never allocates by a declared size beyond what the bytes can back. Empty: valid. At most
+/// 1000 issues are listed (then one warning counts the rest). `label` is not part of the issues
+/// (their paths are relative to the file); it is kept for symmetry with readG4mf. External
+/// (relative or remote) buffer URIs are not opened: a warning says their data was not checked.
 std::vector<G4mfIssue> validateG4mf(std::span<const std::byte> bytes, std::string_view label);
 std::vector<G4mfIssue> validateG4mf(std::string_view bytes, std::string_view label);
 

@@ -60,11 +60,11 @@ struct PoseWarning {
   std::vector<std::string> bones;  ///< every bone the warning is about, in file order
 };
 
-/// Applies an MPFB pose file (poses/<rig>_fk/*.json, §9): clears the pose (or only the mentioned
-/// bones for a partial pose), sets each bone's rotation mode and channel (Euler for 3 values,
-/// quaternion for 4 unless bone_rotation_modes says otherwise), adds translations (scaled for
-/// skeleton types containing "default", from the rig's measured spine and shoulder sizes). Bones
-/// the skeleton lacks are reported as warnings.
+/// Applies an MPFB pose file (poses/<rig>_fk/*.json, docs/mpfb-behaviour.md §9): clears the pose
+/// (or only the mentioned bones for a partial pose), sets each bone's rotation mode and channel
+/// (Euler for 3 values, quaternion for 4 unless bone_rotation_modes says otherwise), adds
+/// translations (scaled for skeleton types containing "default", from the rig's measured spine and
+/// shoulder sizes). Bones the skeleton lacks are reported as warnings.
 ///
 /// Details, as MPFB's set_pose_from_dict does them in Blender:
 /// - clearing resets location, rotation (all representations) and scale; rotation modes stay;

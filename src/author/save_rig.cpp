@@ -134,7 +134,7 @@ Expected<RigDefinition> saveRig(const RigDefinition& base, std::span<const BoneP
     if (!bone.parent.empty() && !index.count(bone.parent))
       return makeError(ErrorCode::kSchema, "bone \"" + p.name + "\": parent \"" + bone.parent + "\" is not a bone of the skeleton");
 
-    // Roll: the edit roll as placed; the WORLD strategies clear it (§4.2).
+    // Roll: the edit roll as placed; the WORLD strategies clear it (§4.2, §6.4).
     bone.roll = roundForRig(p.roll);
     if (bone.roll_strategy == RollStrategy::kAlignZWorldZ || bone.roll_strategy == RollStrategy::kAlignXWorldX) bone.roll = 0.0;
     if (bone.roll_strategy == RollStrategy::kAlignZReferenceZ) {

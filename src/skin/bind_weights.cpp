@@ -1,6 +1,7 @@
-// Binding a weights file to a fitted skeleton as MPFB's RigService.apply_weights does (§7.2):
-// group -> bone mapping with MPFB's fallbacks, then Blender's vertex-group ADD (float32, clamped
-// to 1) in MPFB's processing order, then rigfit's sparse skin (CSR, heaviest first).
+// Binding a weights file to a fitted skeleton as MPFB's RigService.apply_weights does
+// (docs/mpfb-behaviour.md §7.2): group -> bone mapping with MPFB's fallbacks, then Blender's
+// vertex-group ADD (float32, clamped to 1) in MPFB's processing order, then rigfit's sparse skin
+// (CSR, heaviest first).
 #include <algorithm>
 #include <cmath>
 #include <string>

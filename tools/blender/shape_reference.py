@@ -158,7 +158,7 @@ def main():
         "min": [f32_repr(min(c[k] for c in coords)) for k in range(3)],
         "max": [f32_repr(max(c[k] for c in coords)) for k in range(3)],
         "centroid": [repr(sum(c[k] for c in coords) / n) for k in range(3)],
-        # The body's height as docs/mpfb-behaviour.md §11b measures it: over all vertices.
+        # The body's height as docs/mpfb-behaviour.md §11.2 measures it: over all vertices.
         "height": repr(max(zs) - min(zs)),
     }
     picks = set(range(0, n, args.every))

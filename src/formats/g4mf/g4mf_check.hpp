@@ -1,5 +1,5 @@
 // G4MF reading and validation internals (src/formats/g4mf): the issues report, the decoded
-// container and buffers, and the Checker that checks every rule of shared/docs/g4mf-checklist.md
+// container and buffers, and the Checker that checks every rule of docs/g4mf-rules.md
 // in one pass, keeping what it decoded for the extraction into G4mfDocument.
 //  - g4mf_container.cpp: the .g4b container and its chunks, the JSON text rules, buffer bytes
 //    (chunks, base64 data URIs, Zstd);

@@ -1,5 +1,5 @@
-// The G4MF checks of meshes (§9, §11, §14): surfaces, bindings, skins, blend shapes; mesh
-// instances (§10) and skinned meshes; materials, textures and files (§9.4).
+// The G4MF checks of meshes (docs/g4mf-rules.md §9, §11, §14): surfaces, bindings, skins, blend
+// shapes; mesh instances (§10) and skinned meshes; materials, textures and files (§9.4).
 #include "formats/g4mf/g4mf_check.hpp"
 
 namespace rigfit::g4mf {

@@ -1,4 +1,5 @@
-// The G4MF checks of nodes (§7): the hierarchy, transforms, bones, and skeletons (§12).
+// The G4MF checks of nodes (docs/g4mf-rules.md §7, §12): the hierarchy, transforms, bones, and
+// skeletons.
 #include "formats/g4mf/g4mf_check.hpp"
 
 namespace rigfit::g4mf {

@@ -1,6 +1,6 @@
-// The G4MF checks of the whole document in one pass (Checker::run), the document-level rules
-// (asset, names, top-level arrays, buffers, buffer views, accessors), the helpers every rule uses,
-// and the issues report.
+// The G4MF checks of the whole document in one pass (Checker::run), the document-level rules of
+// docs/g4mf-rules.md (asset, names, top-level arrays, buffers, buffer views, accessors), the
+// helpers every rule uses, and the issues report.
 #include <cstdio>
 
 #include "formats/g4mf/g4mf_check.hpp"

@@ -22,7 +22,8 @@ Eigen::Matrix4d localMatrix(const Json& node) {
   } else {
     Eigen::Matrix3d rot = Eigen::Matrix3d::Identity();
     if (const auto rotor = nums("rotor"); rotor.size() == 4) {
-      // Rotor [s, xy, xz, yz] -> quaternion (x = yz, y = -xz, z = xy, w = s) (§7.2).
+      // Rotor [s, xy, xz, yz] -> quaternion (x = yz, y = -xz, z = xy, w = s), as in
+      // docs/g4mf-rules.md §7.2.
       Eigen::Quaterniond q(rotor[0], rotor[3], -rotor[2], rotor[1]);
       rot = q.normalized().toRotationMatrix();
     }

@@ -1,7 +1,7 @@
 // G4MF writer (.g4tf text, .g4b binary with optional Zstd) for a skinned ExportModel (one skeleton,
 // its meshes).
 //
-// Document layout (rules from shared/docs/g4mf-checklist.md):
+// Document layout (rules and section numbers from docs/g4mf-rules.md):
 //   nodes[0]      root, no transform (§7.1), children [1]
 //   nodes[1]      skeleton node (§12), identity transform, skeleton.joints = every bone node in
 //                 increasing order (§12: strictly increasing, parents first; single root bone =
@@ -12,7 +12,7 @@
 //                 diagonal scale, else position + basis (column-major, §7.2); bone.length (§12);
 //                 extras: makehumanName, roll
 //   last nodes    one mesh node per ExportMesh, in order, each a direct child of the skeleton
-//                 (§12: so the skeleton skins it), identity transform (§10, §16.4)
+//                 (§12: so the skeleton skins it), identity transform (§10, §15.4)
 //   meshes[k]     one per ExportMesh: deduplicated vertices (§9.1: split export vertices with the same source vertex,
 //                 position and skin are merged), one surface of polygon fans with
 //                 polytopeSimplexes (§9.2, each polygon's fan rotated so its first vertex differs
@@ -120,7 +120,7 @@ Json numberArray(const double* v, int n) {
   return a;
 }
 
-// Writes a bone's local transform (checklist §7.2): rotor (+ scale) for R·S with S positive
+// Writes a bone's local transform (§7.2): rotor (+ scale) for R·S with S positive
 // diagonal, basis otherwise. Defaults (zero position, identity rotor, unit scale) are omitted.
 Status setTransform(Json& node, const Eigen::Matrix4d& m, std::size_t bone) {
   if (!m.allFinite()) return makeError(ErrorCode::kRange, "G4MF: bone " + std::to_string(bone) + ": non-finite bind matrix");
