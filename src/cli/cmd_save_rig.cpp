@@ -117,7 +117,7 @@ int runSaveRig(const SaveRigArgs& a) {
     base = *src->rig;
   }
 
-  // A sub-rig's own ends sit on the clothes: its vertices, the body's joint cubes (§8.1).
+  // A sub-rig's own ends sit on the clothes: its vertices, the body's joint cubes (docs/mpfb-behaviour.md §8.1).
   const PositionInfo* info = &body->info;
   PositionInfo clothes_info;
   if (!a.clothes.empty()) {
