@@ -111,6 +111,13 @@ Error ioError(const std::string& path, const std::string& what, int err) {
   return makeError(ErrorCode::kIo, path + ": " + what + ": " + std::strerror(err));
 }
 
+// A free name for a temporary file beside `path` (.NAME.rigfit-tmp-XXXXXX).
+std::string tempName(const std::string& path, const std::string& folder) {
+  return (std::filesystem::path(folder) / ("." + std::filesystem::path(path).filename().string() + std::string(kTempTag) +
+                                           std::string(kTempRandom, 'X')))
+      .string();
+}
+
 // One file on its way: its temporary file, and what the commit did with it.
 struct Pending {
   const OutputFile* file = nullptr;
@@ -158,13 +165,6 @@ Status stage(Pending& p, const detail::WriteFault& fault) {
   if (::close(fd) != 0 && !err) err = errno;
   if (err) return ioError(path, what, err);
   return {};
-}
-
-// A free name for a temporary file beside `path` (.NAME.rigfit-tmp-XXXXXX).
-std::string tempName(const std::string& path, const std::string& folder) {
-  return (std::filesystem::path(folder) / ("." + std::filesystem::path(path).filename().string() + std::string(kTempTag) +
-                                           std::string(kTempRandom, 'X')))
-      .string();
 }
 
 // Keeps the target's old file under a second name (a hard link in the same folder), so that a
