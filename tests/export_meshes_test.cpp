@@ -2,11 +2,15 @@
 // (the body's path; a deform-only skeleton that grows), and a character of two meshes (the demo
 // body and a hand-made skinned box with its own material) written as glTF and G4MF and read back.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
+#include <numbers>
 #include <optional>
 
 #include <Eigen/Geometry>
@@ -20,6 +24,8 @@
 #include "rigfit/file_io.hpp"
 #include "rigfit/g4mf.hpp"
 #include "rigfit/gltf.hpp"
+#include "rigfit/pose.hpp"
+#include "rigfit/skinning.hpp"
 #include "export_test_util.hpp"
 #include "test_util.hpp"
 
@@ -634,15 +640,19 @@ TEST(TwoMeshes, G4mf) {
     ASSERT_TRUE(bytes.ok()) << bytes.error().message;
     const auto issues = validateG4mf(*bytes, "two");
     for (const G4mfIssue& i : issues) ADD_FAILURE() << i.path << ": " << i.message;
-    // The reader takes the first skinned mesh: the body, as in a file of the body alone.
+    // The body reads back as in a file of the body alone (the box's data comes after it).
     auto d = readG4mf(*bytes, "two");
     auto alone = readG4mf(*writeG4mf(body_only, {.container = container, .rig_name = "demo"}), "body");
     ASSERT_TRUE(d.ok() && alone.ok());
-    EXPECT_EQ(d->mesh_node_name, "Body");
-    EXPECT_EQ(d->positions, alone->positions);
-    EXPECT_EQ(d->triangles, alone->triangles);
-    EXPECT_EQ(d->skin_groups, alone->skin_groups);
-    EXPECT_EQ(d->skin_weights, alone->skin_weights);
+    ASSERT_EQ(d->meshes.size(), 2u);
+    ASSERT_EQ(alone->meshes.size(), 1u);
+    EXPECT_EQ(d->meshes[0].node_name, "Body");
+    EXPECT_EQ(d->meshes[0].positions, alone->meshes[0].positions);
+    EXPECT_EQ(d->meshes[0].triangles, alone->meshes[0].triangles);
+    EXPECT_EQ(d->meshes[0].normals, alone->meshes[0].normals);
+    EXPECT_EQ(d->meshes[0].uvs, alone->meshes[0].uvs);
+    EXPECT_EQ(d->meshes[0].skin_groups, alone->meshes[0].skin_groups);
+    EXPECT_EQ(d->meshes[0].skin_weights, alone->meshes[0].skin_weights);
     EXPECT_EQ(d->bone_names, alone->bone_names);
     if (container != G4mfContainer::kText) continue;
     // The document: both mesh nodes are children of the skeleton (so it skins them), each mesh
@@ -677,6 +687,294 @@ TEST(TwoMeshes, G4mf) {
     EXPECT_EQ(writeJson(*materials[1].find("orm")->find("factor"), {.indent = -1}), "[0.0, 0.2, 0.25]");
     EXPECT_EQ(writeJson(*materials[1].find("extras"), {.indent = -1, .sort_keys = false}),
               R"({"alphaMode": "MASK", "alphaCutoff": 0.4, "doubleSided": true})");
+  }
+}
+
+// Per G4MF vertex of an exported mesh, its first export vertex: the writer merges the export
+// vertices of one source vertex (same position and influences, as in these meshes), numbering
+// them in first-appearance order. `g4_of`: per export vertex, its G4MF vertex.
+std::vector<std::uint32_t> firstExportVertices(const ExportMesh& m, std::vector<std::uint32_t>& g4_of) {
+  std::map<std::uint32_t, std::uint32_t> by_source;
+  std::vector<std::uint32_t> first;
+  g4_of.assign(m.vertexCount(), 0);
+  for (std::uint32_t e = 0; e < m.vertexCount(); ++e) {
+    auto [it, added] = by_source.emplace(m.source_vertex[e], static_cast<std::uint32_t>(first.size()));
+    if (added) first.push_back(e);
+    g4_of[e] = it->second;
+  }
+  return first;
+}
+
+// An export vertex's influences as G4MF stores them: zero weights dropped, divided by their sum,
+// strongest first (ties: the lower group first); none when the sum is <= 1e-4.
+std::vector<std::pair<std::uint32_t, float>> storedInfluences(const Skin& s, std::size_t e) {
+  std::vector<std::pair<std::uint32_t, float>> out;
+  double total = 0.0;
+  for (std::uint32_t k = s.offsets[e]; k < s.offsets[e + 1]; ++k) {
+    total += s.weights[k];
+    if (s.weights[k] > 0.0f) out.emplace_back(s.bones[k], s.weights[k]);
+  }
+  if (total <= 1e-4) return {};
+  for (auto& [b, w] : out) w = static_cast<float>(w / total);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  return out;
+}
+
+// One read-back mesh against the export mesh it was written from: vertices, per-corner normals
+// and UVs, polygons, skin and blend shapes, all as written (export frame).
+void expectMeshReadBack(const ExportMesh& m, const G4mfMesh& g, const std::vector<std::string>& bone_names) {
+  std::vector<std::uint32_t> g4_of;
+  const std::vector<std::uint32_t> first = firstExportVertices(m, g4_of);
+  ASSERT_EQ(g.vertexCount(), first.size());
+  for (std::size_t e = 0; e < m.vertexCount(); ++e)
+    for (std::size_t c = 0; c < 3; ++c) ASSERT_EQ(g.positions[3 * g4_of[e] + c], m.positions[3 * e + c]) << "export vertex " << e;
+  // Corners: the normal and UV bindings index per-export-vertex values; the normals as written
+  // (normalised where not unit within 1e-6), v flipped.
+  ASSERT_EQ(g.triangles.size(), m.triangles.size());
+  ASSERT_EQ(g.normal_indices.size(), g.triangles.size());
+  ASSERT_EQ(g.uv_indices, g.normal_indices);
+  ASSERT_EQ(g.normals.size(), m.normals.size());
+  ASSERT_EQ(g.uvs.size(), m.uvs.size());
+  for (std::size_t i = 0; i < g.triangles.size(); ++i) {
+    const std::uint32_t e = g.normal_indices[i];
+    ASSERT_LT(e, m.vertexCount());
+    ASSERT_EQ(g.triangles[i], g4_of[e]) << "corner " << i;
+  }
+  for (std::size_t e = 0; e < m.vertexCount(); ++e) {
+    const Eigen::Vector3f n(m.normals[3 * e], m.normals[3 * e + 1], m.normals[3 * e + 2]);
+    const double len = n.cast<double>().norm();
+    const Eigen::Vector3f want = std::abs(len - 1.0) > 1e-6 ? Eigen::Vector3f((n.cast<double>() / len).cast<float>()) : n;
+    EXPECT_EQ(Eigen::Vector3f(g.normals[3 * e], g.normals[3 * e + 1], g.normals[3 * e + 2]), want) << "export vertex " << e;
+    EXPECT_EQ(g.uvs[2 * e], m.uvs[2 * e]);
+    EXPECT_EQ(g.uvs[2 * e + 1], 1.0f - m.uvs[2 * e + 1]);
+  }
+  // Polygons: the model's, in order, each fanned from one of its corners.
+  const std::size_t np = m.polygon_offsets.size() - 1;
+  ASSERT_EQ(g.polygon_offsets.size(), np + 1);
+  std::size_t tri = 0;
+  for (std::size_t p = 0; p < np; ++p) {
+    const std::uint32_t a = m.polygon_offsets[p], n = m.polygon_offsets[p + 1] - a;
+    ASSERT_EQ(g.polygon_offsets[p + 1] - g.polygon_offsets[p], n) << "polygon " << p;
+    std::vector<std::uint32_t> want(m.polygon_corners.begin() + a, m.polygon_corners.begin() + a + n), got, corners;
+    for (std::uint32_t k = 0; k < 3 * (n - 2); ++k) got.push_back(g.normal_indices[3 * tri + k]);
+    tri += n - 2;
+    for (std::uint32_t k = 0; k < n; ++k) corners.push_back(g.polygon_corners[g.polygon_offsets[p] + k]);
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    got.erase(std::unique(got.begin(), got.end()), got.end());
+    ASSERT_EQ(got, want) << "polygon " << p;
+    for (std::uint32_t& e : want) e = g4_of[e];
+    std::sort(want.begin(), want.end());
+    std::sort(corners.begin(), corners.end());
+    ASSERT_EQ(corners, want) << "polygon " << p;
+  }
+  // Skin: groups are bone indices, named like the bones; per vertex the stored influences.
+  EXPECT_EQ(g.group_names, bone_names);
+  std::vector<std::vector<std::pair<std::uint32_t, float>>> skin(first.size());
+  for (std::size_t k = 0; k < g.skin_vertices.size(); ++k) {
+    ASSERT_LT(g.skin_vertices[k], first.size());
+    skin[g.skin_vertices[k]].emplace_back(g.skin_groups[k], g.skin_weights[k]);
+  }
+  for (std::size_t v = 0; v < first.size(); ++v) ASSERT_EQ(skin[v], storedInfluences(m.skin, first[v])) << "vertex " << v;
+  // Blend shapes: each morph's moved vertices as G4MF vertices, with their deltas.
+  ASSERT_EQ(g.blend_shapes.size(), m.morphs.size());
+  for (std::size_t k = 0; k < m.morphs.size(); ++k) {
+    const ExportMorph& morph = m.morphs[k];
+    const G4mfBlendShape& shape = g.blend_shapes[k];
+    EXPECT_EQ(shape.name, morph.name);
+    EXPECT_EQ(shape.amount, 0.0);
+    std::vector<std::uint32_t> vertices;
+    std::vector<float> offsets;
+    for (std::size_t i = 0; i < morph.vertices.size(); ++i) {
+      const std::uint32_t e = morph.vertices[i];
+      const float* d = &morph.deltas[3 * i];
+      if (first[g4_of[e]] != e || (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)) continue;
+      vertices.push_back(g4_of[e]);
+      offsets.insert(offsets.end(), d, d + 3);
+    }
+    EXPECT_EQ(shape.vertices, vertices) << morph.name;
+    EXPECT_EQ(shape.offsets, offsets) << morph.name;
+    EXPECT_TRUE(shape.normal_values.empty() && shape.normal_offsets.empty()) << morph.name;  // no normal deltas given
+  }
+}
+
+// Each form the writer makes, read back by the strict reader: the shared skeleton, both meshes
+// (the body and the box, in that order) with their skins and blend shapes, and both materials.
+TEST(TwoMeshes, G4mfReadBackEveryMeshAndMaterial) {
+  const TwoMeshes& t = twoMeshes();
+  const ExportModel& model = t.model;
+  ASSERT_EQ(model.meshes.size(), 2u);
+  const std::size_t nb = model.names.size();
+  for (int form = 0; form < 3; ++form) {
+    const char* form_name[] = {"g4tf", "g4b", "g4b+zstd"};
+    SCOPED_TRACE(form_name[form]);
+    auto bytes = writeG4mf(model, {.container = form ? G4mfContainer::kBinary : G4mfContainer::kText, .zstd = form == 2, .rig_name = "demo"});
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+    auto d = readG4mf(*bytes, form_name[form]);
+    ASSERT_TRUE(d.ok()) << d.error().message;
+    EXPECT_EQ(d->binary, form > 0);
+    // The skeleton, shared: every bone a joint, in model order.
+    EXPECT_EQ(d->skeleton_name, "Armature");
+    EXPECT_EQ(d->rig_name, "demo");
+    ASSERT_EQ(d->bone_names, model.names);
+    EXPECT_EQ(d->source_names, model.source_names);
+    EXPECT_EQ(d->parents, model.parents);
+    ASSERT_EQ(d->joints.size(), nb);
+    for (std::size_t i = 0; i < nb; ++i) {
+      EXPECT_EQ(d->joints[i], static_cast<int>(i));
+      EXPECT_LT((d->global[i] - model.bind_global[i]).cwiseAbs().maxCoeff(), 1e-12) << model.names[i];
+      EXPECT_EQ(d->lengths[i], model.lengths[i]);
+    }
+    // Both meshes, in model order, each on its node with its own material.
+    ASSERT_EQ(d->meshes.size(), 2u);
+    EXPECT_EQ(d->meshes[0].node_name, "Body");
+    EXPECT_EQ(d->meshes[0].name, "BodyMesh");
+    EXPECT_EQ(d->meshes[1].node_name, "Visor");
+    EXPECT_EQ(d->meshes[1].name, "VisorMesh");
+    for (std::size_t k = 0; k < 2; ++k) {
+      SCOPED_TRACE("mesh " + std::to_string(k));
+      EXPECT_EQ(d->meshes[k].material, static_cast<int>(k));
+      expectMeshReadBack(model.meshes[k], d->meshes[k], model.names);
+    }
+    // The box: 8 G4MF vertices (its corners), the top following the head 0.75 and the neck 0.25,
+    // raised 5 cm (+Y) by "Bulge".
+    const G4mfMesh& box = d->meshes[1];
+    EXPECT_EQ(box.vertexCount(), 8u);
+    std::size_t top = 0;
+    for (std::size_t k = 0; k < box.skin_vertices.size(); ++k) {
+      const std::string& group = box.group_names[box.skin_groups[k]];
+      const bool first = k == 0 || box.skin_vertices[k] != box.skin_vertices[k - 1];
+      if (first && group == "head") {
+        ++top;
+        EXPECT_EQ(box.skin_weights[k], 0.75f);
+      } else {
+        EXPECT_EQ(group, "neck");
+      }
+    }
+    EXPECT_EQ(top, 4u);
+    EXPECT_TRUE(d->meshes[0].blend_shapes.empty());
+    ASSERT_EQ(box.blend_shapes.size(), 1u);
+    ASSERT_EQ(box.blend_shapes[0].vertices.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(box.blend_shapes[0].offsets[3 * i], 0.0f);
+      EXPECT_FLOAT_EQ(box.blend_shapes[0].offsets[3 * i + 1], 0.05f);
+      EXPECT_EQ(box.blend_shapes[0].offsets[3 * i + 2], 0.0f);
+    }
+    // Materials: the body's default and the box's own, alpha settings from the extras.
+    ASSERT_EQ(d->materials.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+      const ExportMaterial& want = model.meshes[k].material;
+      const G4mfMaterial& got = d->materials[k];
+      EXPECT_EQ(got.name, k == 0 ? "BodyMaterial" : "VisorMaterial");
+      for (std::size_t c = 0; c < 4; ++c) EXPECT_EQ(got.base_color[c], double(want.base_color[c])) << k;
+      EXPECT_EQ(got.orm, (std::array<double, 3>{0.0, want.roughness, want.metallic})) << k;
+      EXPECT_EQ(got.alpha_mode, want.alpha_mode) << k;
+      EXPECT_EQ(got.alpha_cutoff, want.alpha_cutoff) << k;
+      EXPECT_EQ(got.double_sided, want.double_sided) << k;
+    }
+    EXPECT_EQ(d->materials[1].alpha_mode, AlphaMode::kMask);
+    EXPECT_EQ(d->materials[1].alpha_cutoff, 0.4);
+    EXPECT_TRUE(d->materials[1].double_sided);
+    EXPECT_FALSE(d->materials[0].double_sided);
+  }
+}
+
+// Both read-back meshes skinned by the G4MF rule (docs/g4mf-rules.md §13, as
+// tests/g4mf_skinning_test.cpp does for the body: K = B_cur * B_rest^-1 from the file's bind pose,
+// p' = sum w K p) land where rigfit's own skinning puts the input meshes, in the export frame.
+TEST(TwoMeshes, G4mfMeshesSkinnedByTheG4mfRule) {
+  const TwoMeshes& t = twoMeshes();
+  const ExportModel& model = t.model;
+  ASSERT_EQ(model.meshes.size(), 2u);
+  const Character& c = demo();
+  const Skeleton& s = c.fit.skeleton;
+  // A pose: every third bone and the neck and head turned, so the box bends between them.
+  Pose pose = Pose::rest(s);
+  constexpr double kDegree = std::numbers::pi / 180.0;
+  auto turn = [&](std::size_t bone, const Eigen::Quaterniond& q) {
+    pose.bones[bone].rotation_mode = RotationMode::kQuaternion;
+    pose.bones[bone].quaternion = Eigen::Vector4d(q.w(), q.x(), q.y(), q.z());
+  };
+  for (std::size_t i = 1; i < s.size(); i += 3) {
+    const double a = static_cast<int>(i % 7) * 6 - 18, b = static_cast<int>(i % 5) * 8 - 16;
+    turn(i, Eigen::AngleAxisd(a * kDegree, Eigen::Vector3d::UnitX()) * Eigen::AngleAxisd(b * kDegree, Eigen::Vector3d::UnitZ()));
+  }
+  for (auto [bone, angle] : {std::pair{"neck", 25.0}, {"head", -30.0}}) {
+    ASSERT_GE(s.find(bone), 0) << bone;
+    turn(static_cast<std::size_t>(s.find(bone)), Eigen::Quaterniond(Eigen::AngleAxisd(angle * kDegree, Eigen::Vector3d(1, 0, 1).normalized())));
+  }
+  std::vector<Eigen::Matrix4d> pose_matrices(s.size()), skinning(s.size());
+  poseMatrices(s, pose, pose_matrices);
+  skinningMatrices(s, pose_matrices, skinning);
+  std::vector<float> packed(12 * s.size());
+  packSkinningMatrices(skinning, packed);
+  // rigfit's skinning of the input meshes (rig frame), double-precision reference path.
+  auto skin = [&](const Mesh& mesh, const Skin& weights) {
+    std::vector<float> out(mesh.positions.size());
+    SkinningJob job;
+    job.skin = &weights;
+    job.reference = true;
+    job.matrices = packed;
+    job.in_positions = mesh.positions;
+    job.out_positions = out;
+    EXPECT_TRUE(job.run());
+    return out;
+  };
+  const std::vector<float> posed[2] = {skin(c.mesh, c.skin), skin(t.box_mesh, t.box_skin)};
+  const Eigen::Matrix4d C = rigToExportFrame();
+
+  for (int form = 0; form < 3; ++form) {
+    const char* form_name[] = {"g4tf", "g4b", "g4b+zstd"};
+    SCOPED_TRACE(form_name[form]);
+    auto bytes = writeG4mf(model, {.container = form ? G4mfContainer::kBinary : G4mfContainer::kText, .zstd = form == 2});
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+    auto d = readG4mf(*bytes, form_name[form]);
+    ASSERT_TRUE(d.ok()) << d.error().message;
+    ASSERT_EQ(d->meshes.size(), 2u);
+    // The pose as the file's bones' local transforms (model order = file order), composed down
+    // the file's hierarchy; K against the file's bind pose.
+    const std::size_t nb = d->bone_names.size();
+    ASSERT_EQ(nb, model.source_bones.size());
+    auto posedY = [&](std::size_t i) { return Eigen::Matrix4d(C * pose_matrices[static_cast<std::size_t>(model.source_bones[i])]); };
+    std::vector<Eigen::Matrix4d> current(nb), K(nb);
+    for (std::size_t i = 0; i < nb; ++i) {
+      const int p = d->parents[i];
+      const Eigen::Matrix4d local = p < 0 ? posedY(i) : Eigen::Matrix4d(posedY(static_cast<std::size_t>(p)).inverse() * posedY(i));
+      current[i] = p < 0 ? local : Eigen::Matrix4d(current[static_cast<std::size_t>(p)] * local);
+      K[i] = current[i] * d->global[i].inverse();
+    }
+    for (std::size_t k = 0; k < 2; ++k) {
+      const G4mfMesh& g = d->meshes[k];
+      std::vector<std::uint32_t> g4_of;
+      const std::vector<std::uint32_t> first = firstExportVertices(model.meshes[k], g4_of);
+      ASSERT_EQ(g.vertexCount(), first.size());
+      std::vector<Eigen::Vector3d> out(g.vertexCount(), Eigen::Vector3d::Zero());
+      std::vector<std::uint8_t> listed(g.vertexCount(), 0);
+      for (std::size_t i = 0; i < g.skin_vertices.size(); ++i) {
+        const std::uint32_t v = g.skin_vertices[i];
+        const int j = d->joints[g.skin_groups[i]];
+        ASSERT_GE(j, 0);
+        const Eigen::Vector4d p(g.positions[3 * v], g.positions[3 * v + 1], g.positions[3 * v + 2], 1.0);
+        out[v] += static_cast<double>(g.skin_weights[i]) * (K[static_cast<std::size_t>(j)] * p).head<3>();
+        listed[v] = 1;
+      }
+      double worst = 0.0;
+      std::size_t moved = 0;
+      for (std::size_t v = 0; v < g.vertexCount(); ++v) {
+        const Eigen::Vector3d rest(g.positions[3 * v], g.positions[3 * v + 1], g.positions[3 * v + 2]);
+        const Eigen::Vector3d mine = listed[v] ? out[v] : rest;
+        const std::size_t sv = model.meshes[k].source_vertex[first[v]];
+        const float* q = &posed[k][3 * sv];
+        const Eigen::Vector3d want = (C * Eigen::Vector4d(q[0], q[1], q[2], 1)).head<3>();
+        worst = std::max(worst, (mine - want).norm());
+        moved += (want - rest).norm() > 0.01;
+      }
+      // Float32 data and matrices on both sides, evaluated in double: a few ulps of ~1.7 m.
+      EXPECT_LT(worst, 1e-6) << "mesh " << k;
+      EXPECT_GT(moved, k == 0 ? g.vertexCount() / 4 : g.vertexCount() - 1) << "the pose must move the mesh " << k;
+      std::printf("[ g4mf skin ] two meshes %s, mesh %zu: %zu vertices, %zu moved > 1 cm, max |G4MF rule - rigfit| = %.3g m\n",
+                  form_name[form], k, g.vertexCount(), moved, worst);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // its sections), the validator (one broken file per rule, each built from a valid written file),
 // hostile headers, and the shared worked examples.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <cstdlib>
@@ -190,8 +191,11 @@ void expectRoundTrip(const ExportModel& m, const G4mfDocument& d) {
   EXPECT_EQ(d.rig_name, "test_rig");
   EXPECT_EQ(d.skeleton_name, "Armature");
   EXPECT_EQ(d.root_name, "Scene");
-  EXPECT_EQ(d.mesh_node_name, "Body");
-  EXPECT_EQ(d.mesh_name, "BodyMesh");
+  ASSERT_EQ(d.meshes.size(), 1u);
+  const G4mfMesh& dm = d.meshes[0];
+  EXPECT_EQ(dm.node_name, "Body");
+  EXPECT_EQ(dm.name, "BodyMesh");
+  EXPECT_EQ(dm.material, 0);
   for (std::size_t i = 0; i < nb; ++i) {
     EXPECT_EQ(d.lengths[i], m.lengths[i]) << m.names[i];
     EXPECT_EQ(d.rolls[i], m.rolls[i]) << m.names[i];
@@ -200,50 +204,50 @@ void expectRoundTrip(const ExportModel& m, const G4mfDocument& d) {
   }
   ASSERT_EQ(d.joints.size(), m.meshes[0].skin.offsets.empty() ? 0u : nb);
   for (std::size_t j = 0; j < d.joints.size(); ++j) EXPECT_EQ(d.joints[j], static_cast<int>(j));
-  EXPECT_EQ(d.group_names, m.meshes[0].skin.offsets.empty() ? std::vector<std::string>{} : m.names);
+  EXPECT_EQ(dm.group_names, m.meshes[0].skin.offsets.empty() ? std::vector<std::string>{} : m.names);
 
   // Polygons: the same order, each a cyclic rotation of the model's; corners carry the same
   // position, normal and UV (v flipped).
   const std::size_t np = m.meshes[0].polygon_offsets.size() - 1;
-  ASSERT_EQ(d.polygon_offsets.size(), np + 1);
-  ASSERT_EQ(d.normal_indices.size(), d.triangles.size());
-  ASSERT_EQ(d.uv_indices.size(), d.triangles.size());
+  ASSERT_EQ(dm.polygon_offsets.size(), np + 1);
+  ASSERT_EQ(dm.normal_indices.size(), dm.triangles.size());
+  ASSERT_EQ(dm.uv_indices.size(), dm.triangles.size());
   std::map<std::uint32_t, std::uint32_t> g4_of;  // export vertex -> G4MF vertex
   std::size_t tri = 0;
   for (std::size_t p = 0; p < np; ++p) {
     const std::uint32_t a = m.meshes[0].polygon_offsets[p], n = m.meshes[0].polygon_offsets[p + 1] - a;
-    ASSERT_EQ(d.polygon_offsets[p + 1] - d.polygon_offsets[p], n) << "polygon " << p;
+    ASSERT_EQ(dm.polygon_offsets[p + 1] - dm.polygon_offsets[p], n) << "polygon " << p;
     auto pos = [&](const std::vector<float>& v, std::size_t i) { return Eigen::Vector3f(v[3 * i], v[3 * i + 1], v[3 * i + 2]); };
     int rotation = -1;
     for (std::uint32_t r = 0; r < n && rotation < 0; ++r) {
       bool same = true;
       for (std::uint32_t k = 0; k < n; ++k)
-        same = same && pos(d.positions, d.polygon_corners[d.polygon_offsets[p] + k]) == pos(m.meshes[0].positions, m.meshes[0].polygon_corners[a + (k + r) % n]);
+        same = same && pos(dm.positions, dm.polygon_corners[dm.polygon_offsets[p] + k]) == pos(m.meshes[0].positions, m.meshes[0].polygon_corners[a + (k + r) % n]);
       if (same) rotation = static_cast<int>(r);
     }
     ASSERT_GE(rotation, 0) << "polygon " << p << " is not a rotation of the model's";
     for (std::uint32_t k = 0; k < n; ++k)
-      g4_of[m.meshes[0].polygon_corners[a + (k + static_cast<std::uint32_t>(rotation)) % n]] = d.polygon_corners[d.polygon_offsets[p] + k];
+      g4_of[m.meshes[0].polygon_corners[a + (k + static_cast<std::uint32_t>(rotation)) % n]] = dm.polygon_corners[dm.polygon_offsets[p] + k];
     // Fan triangles: corner (0, k, k+1) of the rotated polygon.
     for (std::uint32_t k = 1; k + 1 < n; ++k, ++tri)
       for (std::uint32_t c = 0; c < 3; ++c) {
         const std::uint32_t pk = c == 0 ? 0 : k + c - 1;
         const std::uint32_t e = m.meshes[0].polygon_corners[a + (pk + static_cast<std::uint32_t>(rotation)) % n];
-        const std::uint32_t ni = d.normal_indices[3 * tri + c], ui = d.uv_indices[3 * tri + c];
-        EXPECT_EQ(pos(d.normals, ni), pos(m.meshes[0].normals, e));
-        EXPECT_EQ(d.uvs[2 * ui], m.meshes[0].uvs[2 * e]);
-        EXPECT_EQ(d.uvs[2 * ui + 1], 1.0f - m.meshes[0].uvs[2 * e + 1]);
+        const std::uint32_t ni = dm.normal_indices[3 * tri + c], ui = dm.uv_indices[3 * tri + c];
+        EXPECT_EQ(pos(dm.normals, ni), pos(m.meshes[0].normals, e));
+        EXPECT_EQ(dm.uvs[2 * ui], m.meshes[0].uvs[2 * e]);
+        EXPECT_EQ(dm.uvs[2 * ui + 1], 1.0f - m.meshes[0].uvs[2 * e + 1]);
       }
   }
-  EXPECT_EQ(tri, d.triangles.size() / 3);
+  EXPECT_EQ(tri, dm.triangles.size() / 3);
   // Consecutive polygons never start at the same vertex (they would merge, §9.2).
-  for (std::size_t p = 1; p < np; ++p) EXPECT_NE(d.polygon_corners[d.polygon_offsets[p]], d.polygon_corners[d.polygon_offsets[p - 1]]);
+  for (std::size_t p = 1; p < np; ++p) EXPECT_NE(dm.polygon_corners[dm.polygon_offsets[p]], dm.polygon_corners[dm.polygon_offsets[p - 1]]);
 
   // Vertices and skin, per export vertex through its G4MF vertex.
   std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, float>>> skin;
-  for (std::size_t k = 0; k < d.skin_vertices.size(); ++k) skin[d.skin_vertices[k]].emplace_back(d.skin_groups[k], d.skin_weights[k]);
+  for (std::size_t k = 0; k < dm.skin_vertices.size(); ++k) skin[dm.skin_vertices[k]].emplace_back(dm.skin_groups[k], dm.skin_weights[k]);
   for (const auto& [e, g] : g4_of) {
-    for (int c = 0; c < 3; ++c) EXPECT_EQ(d.positions[3 * g + static_cast<std::uint32_t>(c)], m.meshes[0].positions[3 * e + static_cast<std::uint32_t>(c)]);
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(dm.positions[3 * g + static_cast<std::uint32_t>(c)], m.meshes[0].positions[3 * e + static_cast<std::uint32_t>(c)]);
     if (!m.meshes[0].skin.offsets.empty()) {
       EXPECT_EQ(skin[g], expectedInfluences(m.meshes[0].skin, e)) << "export vertex " << e;
     }
@@ -259,8 +263,9 @@ TEST(G4mfRoundTrip, HandMadeModelAllContainers) {
     EXPECT_TRUE(issues.empty()) << issuesText(issues);
     auto d = readG4mf(bytes, "hand");
     ASSERT_TRUE(d.ok()) << d.error().message;
+    ASSERT_EQ(d->meshes.size(), 1u);
     EXPECT_EQ(d->binary, c == G4mfContainer::kBinary);
-    EXPECT_EQ(d->vertexCount(), 8u);  // export vertex 8 merged into vertex 5
+    EXPECT_EQ(d->meshes[0].vertexCount(), 8u);  // export vertex 8 merged into vertex 5
     expectRoundTrip(m, *d);
   }
 }
@@ -332,10 +337,11 @@ TEST(G4mfRoundTrip, NoSkinNoUvs) {
   EXPECT_TRUE(validateG4mf(bytes, "x").empty()) << issuesText(validateG4mf(bytes, "x"));
   auto d = readG4mf(bytes, "x");
   ASSERT_TRUE(d.ok()) << d.error().message;
-  EXPECT_TRUE(d->skin_vertices.empty());
+  ASSERT_EQ(d->meshes.size(), 1u);
+  EXPECT_TRUE(d->meshes[0].skin_vertices.empty());
   EXPECT_TRUE(d->joints.empty());
-  EXPECT_TRUE(d->uvs.empty());
-  EXPECT_FALSE(d->normals.empty());
+  EXPECT_TRUE(d->meshes[0].uvs.empty());
+  EXPECT_FALSE(d->meshes[0].normals.empty());
   EXPECT_EQ(bytes.find("\"joints\""), std::string::npos);
   EXPECT_EQ(bytes.find("\"textureMap\""), std::string::npos);
 }
@@ -363,9 +369,10 @@ TEST(G4mfRoundTrip, PlainTrianglesWithoutPolygons) {
   EXPECT_TRUE(validateG4mf(bytes, "x").empty()) << issuesText(validateG4mf(bytes, "x"));
   auto d = readG4mf(bytes, "x");
   ASSERT_TRUE(d.ok()) << d.error().message;
-  EXPECT_EQ(d->triangles, m.meshes[0].triangles);
-  EXPECT_EQ(d->positions, m.meshes[0].positions);
-  EXPECT_EQ(d->polygon_offsets.size(), m.meshes[0].triangles.size() / 3 + 1);
+  ASSERT_EQ(d->meshes.size(), 1u);
+  EXPECT_EQ(d->meshes[0].triangles, m.meshes[0].triangles);
+  EXPECT_EQ(d->meshes[0].positions, m.meshes[0].positions);
+  EXPECT_EQ(d->meshes[0].polygon_offsets.size(), m.meshes[0].triangles.size() / 3 + 1);
   EXPECT_EQ(bytes.find("polytopeSimplexes"), std::string::npos);
 }
 
@@ -543,12 +550,13 @@ TEST(G4mfWrite, SkinWeightsNormalisedSortedAndTiny) {
   m.meshes[0].skin.weights[m.meshes[0].skin.offsets[7]] = 5e-5f;
   auto d = readG4mf(write(m, G4mfContainer::kText), "x");
   ASSERT_TRUE(d.ok()) << d.error().message;
-  EXPECT_EQ(std::count(d->skin_vertices.begin(), d->skin_vertices.end(), 7u), 0);
+  ASSERT_EQ(d->meshes.size(), 1u);
+  EXPECT_EQ(std::count(d->meshes[0].skin_vertices.begin(), d->meshes[0].skin_vertices.end(), 7u), 0);
   // Vertex 2: 0.5 / 0.2 -> 0.714.. / 0.285..; vertex 6: a tie, the lower group first.
   auto entries = [&](std::uint32_t v) {
     std::vector<std::pair<std::uint32_t, float>> out;
-    for (std::size_t k = 0; k < d->skin_vertices.size(); ++k)
-      if (d->skin_vertices[k] == v) out.emplace_back(d->skin_groups[k], d->skin_weights[k]);
+    for (std::size_t k = 0; k < d->meshes[0].skin_vertices.size(); ++k)
+      if (d->meshes[0].skin_vertices[k] == v) out.emplace_back(d->meshes[0].skin_groups[k], d->meshes[0].skin_weights[k]);
     return out;
   };
   EXPECT_EQ(entries(2), (std::vector<std::pair<std::uint32_t, float>>{{0, float(0.5f / (0.5 + double(0.2f)))}, {3, float(0.2f / (0.5 + double(0.2f)))}}));
@@ -558,7 +566,8 @@ TEST(G4mfWrite, SkinWeightsNormalisedSortedAndTiny) {
   o.normalize_weights = false;
   auto raw = readG4mf(*writeG4mf(handModel(), o), "x");
   ASSERT_TRUE(raw.ok());
-  EXPECT_EQ(raw->skin_weights.size(), 13u);  // 14 influences of the 8 vertices, minus one zero weight
+  ASSERT_EQ(raw->meshes.size(), 1u);
+  EXPECT_EQ(raw->meshes[0].skin_weights.size(), 13u);  // 14 influences of the 8 vertices, minus one zero weight
 }
 
 TEST(G4mfWrite, Errors) {
@@ -603,18 +612,19 @@ TEST(G4mfExamples, SharedWorkedExampleIsValidAndReadable) {
     EXPECT_TRUE(issues.empty()) << issuesText(issues);
     auto d = readG4mf(bytes, file);
     ASSERT_TRUE(d.ok()) << d.error().message;
+    ASSERT_EQ(d->meshes.size(), 1u);
     EXPECT_EQ(d->bone_names, (std::vector<std::string>{"Hips", "Spine"}));
     EXPECT_EQ(d->parents, (std::vector<int>{-1, 0}));
     EXPECT_EQ(d->joints, (std::vector<int>{0, 1}));
     EXPECT_DOUBLE_EQ(d->global[1](1, 3), 0.5);
-    EXPECT_EQ(d->vertexCount(), 6u);
-    EXPECT_EQ(d->triangles, (std::vector<std::uint32_t>{0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4}));
-    EXPECT_EQ(d->polygon_offsets, (std::vector<std::uint32_t>{0, 4, 8}));
-    EXPECT_EQ(d->skin_vertices, (std::vector<std::uint32_t>{0, 1, 2, 2, 3, 3, 4, 5}));
-    EXPECT_EQ(d->skin_groups, (std::vector<std::uint32_t>{0, 0, 1, 0, 1, 0, 1, 1}));
-    EXPECT_FLOAT_EQ(d->skin_weights[2], 0.6f);
-    EXPECT_EQ(d->group_names, (std::vector<std::string>{"Hips", "Spine"}));
-    EXPECT_EQ(d->uvs[1], 1.0f);  // v0 (bottom) -> top-left origin v = 1
+    EXPECT_EQ(d->meshes[0].vertexCount(), 6u);
+    EXPECT_EQ(d->meshes[0].triangles, (std::vector<std::uint32_t>{0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4}));
+    EXPECT_EQ(d->meshes[0].polygon_offsets, (std::vector<std::uint32_t>{0, 4, 8}));
+    EXPECT_EQ(d->meshes[0].skin_vertices, (std::vector<std::uint32_t>{0, 1, 2, 2, 3, 3, 4, 5}));
+    EXPECT_EQ(d->meshes[0].skin_groups, (std::vector<std::uint32_t>{0, 0, 1, 0, 1, 0, 1, 1}));
+    EXPECT_FLOAT_EQ(d->meshes[0].skin_weights[2], 0.6f);
+    EXPECT_EQ(d->meshes[0].group_names, (std::vector<std::string>{"Hips", "Spine"}));
+    EXPECT_EQ(d->meshes[0].uvs[1], 1.0f);  // v0 (bottom) -> top-left origin v = 1
   }
 }
 
@@ -1222,6 +1232,88 @@ TEST(G4mfValidate, AnyDimension) {
   EXPECT_EQ(readG4mf(t, "x").error().code, ErrorCode::kUnsupported);
   const std::string bad = R"({"asset": {"dimension": 2}, "nodes": [{"name": "R", "children": [1]}, {"name": "A", "position": [1, 2, 3]}]})";
   EXPECT_TRUE(hasG4mfErrors(validateG4mf(bad, "x")));
+}
+
+// Which meshes the reader returns, and materials as a foreign file may state them: every skinned
+// mesh on a direct child of the skeleton (an instance elsewhere is not skinned by it), the
+// instance's material override, factors with the spec's defaults, extras read only when valid;
+// without skinned meshes, one mesh as before.
+TEST(G4mfRead, MeshesOfTheSkeletonAndMaterials) {
+  Doc d = baseDoc();
+  ASSERT_EQ(d.nodes().size(), 7u);  // root, skeleton, 4 bones, "Body"
+  Json again = Json::object();
+  again.set("name", "Again");
+  Json instance = Json::object();
+  instance.set("mesh", 0);
+  Json override_materials = Json::array();
+  override_materials.push(1);
+  instance.set("materials", std::move(override_materials));
+  again.set("meshInstance", std::move(instance));
+  d.nodes().push(std::move(again));  // node 7, under the skeleton
+  Json elsewhere = Json::object();
+  elsewhere.set("name", "Elsewhere");
+  Json plain = Json::object();
+  plain.set("mesh", 0);
+  elsewhere.set("meshInstance", std::move(plain));
+  d.nodes().push(std::move(elsewhere));  // node 8, under the root
+  d.node(1).find("children")->push(7);
+  d.node(0).find("children")->push(8);
+  auto paint = parseJson(R"({"name": "Paint", "baseColor": {"factor": [0.5, 0.25, 1]},
+                             "extras": {"alphaMode": "GLASS", "alphaCutoff": "high", "doubleSided": true}})", "paint");
+  ASSERT_TRUE(paint.ok());
+  d.json.find("materials")->push(std::move(*paint));
+  {
+    const auto issues = validateG4mf(d.text(), "x");
+    EXPECT_FALSE(hasG4mfErrors(issues)) << issuesText(issues);
+    auto r = readG4mf(d.text(), "x");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->meshes.size(), 2u);
+    EXPECT_EQ(r->meshes[0].node_name, "Body");
+    EXPECT_EQ(r->meshes[0].material, 0);
+    EXPECT_EQ(r->meshes[1].node_name, "Again");
+    EXPECT_EQ(r->meshes[1].name, "BodyMesh");
+    EXPECT_EQ(r->meshes[1].material, 1);
+    EXPECT_EQ(r->meshes[1].positions, r->meshes[0].positions);
+    EXPECT_EQ(r->meshes[1].skin_weights, r->meshes[0].skin_weights);
+    ASSERT_EQ(r->materials.size(), 2u);
+    EXPECT_EQ(r->materials[0].name, "BodyMaterial");
+    EXPECT_EQ(r->materials[0].base_color, (std::array<double, 4>{0.8f, 0.8f, 0.8f, 1.0}));
+    EXPECT_EQ(r->materials[0].orm, (std::array<double, 3>{0.0, 0.5, 0.0}));
+    const G4mfMaterial& m = r->materials[1];
+    EXPECT_EQ(m.name, "Paint");
+    EXPECT_EQ(m.base_color, (std::array<double, 4>{0.5, 0.25, 1.0, 1.0}));  // RGB: alpha 1
+    EXPECT_EQ(m.orm, (std::array<double, 3>{0.0, 1.0, 0.0}));              // no orm: the spec's default
+    EXPECT_EQ(m.alpha_mode, AlphaMode::kOpaque);                            // not a glTF mode
+    EXPECT_EQ(m.alpha_cutoff, 0.5);                                         // not a number
+    EXPECT_TRUE(m.double_sided);
+  }
+  // Without a skin the skeleton skins nothing: one mesh, the first instanced under it.
+  d.mesh().erase("skin");
+  d.node(1).find("skeleton")->erase("joints");
+  {
+    const auto issues = validateG4mf(d.text(), "x");
+    EXPECT_FALSE(hasG4mfErrors(issues)) << issuesText(issues);
+    auto r = readG4mf(d.text(), "x");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->meshes.size(), 1u);
+    EXPECT_EQ(r->meshes[0].node_name, "Body");
+    EXPECT_TRUE(r->meshes[0].skin_vertices.empty());
+    EXPECT_EQ(r->materials.size(), 2u);
+  }
+  // No instance under the skeleton: the first instanced mesh; no instance at all: meshes[0].
+  for (std::size_t node : {6u, 7u}) d.node(node).erase("meshInstance");
+  for (const char* expected_node : {"Elsewhere", ""}) {
+    const auto issues = validateG4mf(d.text(), "x");
+    EXPECT_FALSE(hasG4mfErrors(issues)) << issuesText(issues);
+    auto r = readG4mf(d.text(), "x");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->meshes.size(), 1u);
+    EXPECT_EQ(r->meshes[0].node_name, expected_node);
+    EXPECT_EQ(r->meshes[0].name, "BodyMesh");
+    EXPECT_EQ(r->meshes[0].material, 0);
+    EXPECT_EQ(r->meshes[0].vertexCount(), 8u);
+    d.node(8).erase("meshInstance");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

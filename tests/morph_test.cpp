@@ -164,9 +164,10 @@ TEST(G4mf, BlendShapesOnMergedVerticesWithUniqueNames) {
   ASSERT_TRUE(bytes.ok()) << bytes.error().message;
   auto doc = readG4mf(*bytes, "blend.g4tf");
   ASSERT_TRUE(doc.ok()) << doc.error().message;
-  ASSERT_EQ(doc->vertexCount(), 3u);  // export vertices 1 and 2 merged
-  ASSERT_EQ(doc->blend_shapes.size(), 1u);
-  const G4mfBlendShape& s = doc->blend_shapes[0];
+  ASSERT_EQ(doc->meshes.size(), 1u);
+  ASSERT_EQ(doc->meshes[0].vertexCount(), 3u);  // export vertices 1 and 2 merged
+  ASSERT_EQ(doc->meshes[0].blend_shapes.size(), 1u);
+  const G4mfBlendShape& s = doc->meshes[0].blend_shapes[0];
   EXPECT_EQ(s.name, "Root_2");
   EXPECT_EQ(s.amount, 0.0);
   EXPECT_EQ(s.vertices, (std::vector<std::uint32_t>{1, 2}));

@@ -1,10 +1,12 @@
 // G4MF (Good 4D Model Format, draft; godot-dimensions/g4mf) for rigged characters: a writer for
 // .g4tf (text) and .g4b (binary, optionally Zstd-compressed), a strict reader that reads back what
-// the writer produces (skeleton, mesh, skin), and a separate validator that reports every rule of
-// docs/g4mf-rules.md a file can break. 3D only on write; the validator takes any
+// the writer produces (skeleton, every skinned mesh with its skin and blend shapes, materials),
+// and a separate validator that reports every rule of docs/g4mf-rules.md a file can break. 3D
+// only on write; the validator takes any
 // dimension, the reader 3 only.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -59,8 +61,6 @@ struct G4mfWriteOptions {
 /// version when compressing).
 [[nodiscard]] Expected<std::string> writeG4mf(const ExportModel& model, const G4mfWriteOptions& options = {});
 
-/// What readG4mf extracts: the first skeleton node's bones and the mesh skinned by it (else the
-/// first mesh). Matrices are 4x4 affine, column vectors.
 /// A blend shape as stored: vertex indices and their position offsets (3 each), and the first
 /// surface's normal target (indices into that surface's normal values; 3 offsets each).
 struct G4mfBlendShape {
@@ -72,25 +72,13 @@ struct G4mfBlendShape {
   std::vector<float> normal_offsets;
 };
 
-struct G4mfDocument {
-  int dimension = 3;
-  bool binary = false;       ///< the file was .g4b
-  std::string generator;     ///< asset.generator
-  std::string root_name, skeleton_name, mesh_node_name, mesh_name;
-  std::string rig_name;      ///< skeleton node extras "rig" ("" when absent)
+/// One mesh as readG4mf returns it (G4MF model: shared vertices, per-corner normals and UVs
+/// through bindings). Positions, normals and offsets are as stored: for rigfit's files the export
+/// frame (Y up, metres); the surfaces are read one after the other into one triangle list.
+struct G4mfMesh {
+  std::string node_name;  ///< the mesh-instance node ("" when the mesh is not instanced)
+  std::string name;       ///< the mesh's name
 
-  // Skeleton: the skeleton's bone nodes in node order (parents before children).
-  std::vector<std::string> bone_names;
-  std::vector<std::string> source_names;   ///< extras "makehumanName" ("" when absent)
-  std::vector<int> bone_nodes;             ///< node index of each bone
-  std::vector<int> parents;                ///< bone index, -1 for a child of the skeleton node
-  std::vector<Eigen::Matrix4d> local;      ///< bone -> parent (bone or skeleton node)
-  std::vector<Eigen::Matrix4d> global;     ///< bone -> skeleton node space
-  std::vector<double> lengths;             ///< bone.length; NaN when the bone has none
-  std::vector<double> rolls;               ///< extras "roll"; NaN when absent
-  std::vector<int> joints;                 ///< skeleton.joints as bone indices (-1: no bone)
-
-  // Mesh (G4MF model: shared vertices, per-corner normals and UVs through bindings).
   std::vector<float> positions;                 ///< 3 per vertex
   std::vector<std::uint32_t> triangles;         ///< the surface simplexes, 3 per triangle
   /// Polygons: consecutive triangles sharing their first vertex when polytopeSimplexes is true
@@ -104,13 +92,62 @@ struct G4mfDocument {
 
   // Skin: (vertex, group, weight) triples as stored (vertices ascending, weights descending per vertex).
   std::vector<std::uint32_t> skin_vertices;
-  std::vector<std::uint32_t> skin_groups;       ///< group k is driven by joints[k]
+  std::vector<std::uint32_t> skin_groups;       ///< group k is driven by G4mfDocument::joints[k]
   std::vector<float> skin_weights;
   std::vector<std::string> group_names;
 
   std::vector<G4mfBlendShape> blend_shapes;  ///< the mesh's blend shapes (position targets), in order
 
+  /// Index into G4mfDocument::materials of the first surface's material: the instance node's
+  /// materials override when it has one, else the surface's own; -1 when neither names one (the
+  /// spec's default material).
+  int material = -1;
+
   std::size_t vertexCount() const { return positions.size() / 3; }
+};
+
+/// A material (docs/g4mf-rules.md §9.4): the factors of its baseColor and orm channels (textures
+/// are not read), and the glTF settings G4MF lacks, which rigfit writes in the material's extras.
+struct G4mfMaterial {
+  std::string name;
+  /// baseColor.factor, linear RGBA (the spec's white when absent; alpha 1 when only RGB is given).
+  std::array<double, 4> base_color = {1.0, 1.0, 1.0, 1.0};
+  /// orm.factor: occlusion, roughness, metallic (the spec's default 0, 1, 0 where absent).
+  std::array<double, 3> orm = {0.0, 1.0, 0.0};
+  // extras (glTF's defaults when absent): alphaMode "OPAQUE" / "MASK" / "BLEND" (another value
+  // is ignored), alphaCutoff (a number), doubleSided (a boolean).
+  AlphaMode alpha_mode = AlphaMode::kOpaque;
+  double alpha_cutoff = 0.5;
+  bool double_sided = false;
+};
+
+/// What readG4mf extracts: the first skeleton node's bones; the meshes it skins (every mesh with
+/// a skin instanced on a direct child node of that skeleton, one entry per such node, in node
+/// order), or, when it skins none, one mesh as before skinning was required: the first mesh
+/// instanced under the skeleton, else the first instanced mesh, else meshes[0] of the file (none
+/// when the file has no mesh); and every material of the file, in file order. Matrices are 4x4
+/// affine, column vectors. Files rigfit writes read back as one G4mfMesh per ExportMesh, in order
+/// (node name = the ExportMesh's, mesh name "<name>Mesh"), and one G4mfMaterial per mesh.
+struct G4mfDocument {
+  int dimension = 3;
+  bool binary = false;       ///< the file was .g4b
+  std::string generator;     ///< asset.generator
+  std::string root_name, skeleton_name;
+  std::string rig_name;      ///< skeleton node extras "rig" ("" when absent)
+
+  // Skeleton: the skeleton's bone nodes in node order (parents before children).
+  std::vector<std::string> bone_names;
+  std::vector<std::string> source_names;   ///< extras "makehumanName" ("" when absent)
+  std::vector<int> bone_nodes;             ///< node index of each bone
+  std::vector<int> parents;                ///< bone index, -1 for a child of the skeleton node
+  std::vector<Eigen::Matrix4d> local;      ///< bone -> parent (bone or skeleton node)
+  std::vector<Eigen::Matrix4d> global;     ///< bone -> skeleton node space
+  std::vector<double> lengths;             ///< bone.length; NaN when the bone has none
+  std::vector<double> rolls;               ///< extras "roll"; NaN when absent
+  std::vector<int> joints;                 ///< skeleton.joints as bone indices (-1: no bone)
+
+  std::vector<G4mfMesh> meshes;
+  std::vector<G4mfMaterial> materials;
 };
 
 /// Reads a .g4tf or .g4b (told apart by the magic "G4MF"). Strict: any error-level issue that

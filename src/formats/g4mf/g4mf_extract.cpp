@@ -1,5 +1,6 @@
-// The G4mfDocument of a G4MF file checked without errors: the first skeleton node's bones, and the
-// mesh it skins (else any instanced mesh, else the first mesh) with its skin and blend shapes.
+// The G4mfDocument of a G4MF file checked without errors: the first skeleton node's bones, the
+// meshes it skins (else one: a mesh instanced under it, else any instanced mesh, else the first
+// mesh), each with its skin and blend shapes, and the materials.
 #include <Eigen/Geometry>
 
 #include "formats/g4mf/g4mf_check.hpp"
@@ -42,23 +43,38 @@ std::string nameOf(const Json* item) {
   return n && n->isString() ? n->asString() : std::string();
 }
 
+/// The instance node of a mesh and the mesh (-1: none).
+struct MeshUse {
+  i64 node = -1, mesh = -1;
+};
+
 // One extraction: the checker's state in, `out` filled part by part.
 class Extractor {
  public:
   Extractor(const Checker& c, std::string_view label, G4mfDocument& out) : c_(c), label_(label), out_(out) {}
 
   void skeleton(i64 skel);
-  /// The mesh to read: skinned by the skeleton, else any instanced mesh, else the first mesh
-  /// (-1: none); `mesh_node` its instance node (-1: none).
-  i64 chooseMesh(i64 skel, i64& mesh_node) const;
-  Status mesh(const Json& m, const std::string& mp);
+  /// The meshes to read: every skinned mesh instanced on a direct child of the skeleton, in node
+  /// order; else one: a mesh instanced under the skeleton, else any instanced mesh, else the first
+  /// mesh; else none.
+  std::vector<MeshUse> chooseMeshes(i64 skel) const;
+  Status mesh(MeshUse use);
+  void materials();
 
  private:
-  Status surfaces(const Json& m, const std::string& mp, const Accessor& vertices);
+  Status surfaces(const Json& m, const std::string& mp, const Accessor& vertices, G4mfMesh& out);
   Status bind(const Json& s, const std::string& sp, const char* key, const Accessor& vertices, std::size_t first_triangle,
-              std::size_t tri_count, std::vector<float>& values, std::vector<std::uint32_t>& indices);
-  Status skin(const Json& skin, const std::string& mp);
-  Status blend(const Json& blend, const std::string& bp);
+              std::size_t tri_count, const std::vector<std::uint32_t>& triangles, std::vector<float>& values,
+              std::vector<std::uint32_t>& indices);
+  Status skin(const Json& skin, const std::string& mp, G4mfMesh& out);
+  Status blend(const Json& blend, const std::string& bp, G4mfMesh& out);
+  /// The mesh index a node instances (-1: none).
+  i64 meshOf(std::size_t node) const {
+    const Json* mi = c_.nodes_[node] ? c_.nodes_[node]->find("meshInstance") : nullptr;
+    const Json* m = mi ? mi->find("mesh") : nullptr;
+    const auto i = m ? integerOf(*m) : std::nullopt;
+    return i ? *i : -1;
+  }
 
   /// After a clean check every referenced accessor is valid; its bytes may still be unavailable.
   const Accessor& acc(const Json* v) const {
@@ -127,42 +143,79 @@ void Extractor::skeleton(i64 skel) {
     for (i64 j : jit->second) out.joints.push_back(j < 0 ? -1 : bone_of[static_cast<std::size_t>(j)]);
 }
 
-i64 Extractor::chooseMesh(i64 skel, i64& mesh_node) const {
+std::vector<MeshUse> Extractor::chooseMeshes(i64 skel) const {
   const std::size_t n = c_.nodes_.size();
-  i64 mesh = -1;
-  mesh_node = -1;
-  auto meshOf = [&](std::size_t i) -> i64 {
-    if (!c_.nodes_[i]) return -1;
-    const Json* mi = c_.nodes_[i]->find("meshInstance");
-    return mi ? mi->find("mesh")->asInt() : -1;
-  };
-  for (int pass = 0; pass < 3 && mesh < 0; ++pass)
-    for (std::size_t i = 0; i < n && mesh < 0; ++i) {
+  std::vector<MeshUse> out;
+  if (skel >= 0)
+    for (std::size_t i = 0; i < n; ++i) {
       const i64 m = meshOf(i);
-      if (m < 0) continue;
-      const bool child_of_skeleton = skel >= 0 && c_.parent_[i] == skel;
-      const bool skinned = c_.meshes_[static_cast<std::size_t>(m)]->contains("skin");
-      if ((pass == 0 && child_of_skeleton && skinned) || (pass == 1 && child_of_skeleton) || pass == 2) mesh = m, mesh_node = static_cast<i64>(i);
+      if (m >= 0 && c_.parent_[i] == skel && c_.meshes_[static_cast<std::size_t>(m)]->contains("skin")) out.push_back({static_cast<i64>(i), m});
     }
-  if (mesh < 0 && !c_.meshes_.empty()) mesh = 0;
-  return mesh;
+  if (!out.empty()) return out;
+  for (int pass = 0; pass < 2 && out.empty(); ++pass)
+    for (std::size_t i = 0; i < n && out.empty(); ++i) {
+      const i64 m = meshOf(i);
+      if (m >= 0 && (pass == 1 || (skel >= 0 && c_.parent_[i] == skel))) out.push_back({static_cast<i64>(i), m});
+    }
+  if (out.empty() && !c_.meshes_.empty()) out.push_back({-1, 0});
+  return out;
 }
 
-Status Extractor::mesh(const Json& m, const std::string& mp) {
-  out_.mesh_name = nameOf(&m);
+Status Extractor::mesh(MeshUse use) {
+  const Json& m = *c_.meshes_[static_cast<std::size_t>(use.mesh)];
+  const std::string mp = at("/meshes", static_cast<std::size_t>(use.mesh));
+  G4mfMesh out;
+  if (use.node >= 0) out.node_name = nameOf(c_.nodes_[static_cast<std::size_t>(use.node)]);
+  out.name = nameOf(&m);
   const Accessor& va = acc(m.find("vertices"));
   if (!va.data) return unavailable(at(mp, "vertices"));
-  out_.positions.resize(static_cast<std::size_t>(va.components()));
-  for (u64 k = 0; k < va.components(); ++k) out_.positions[static_cast<std::size_t>(k)] = static_cast<float>(va.real(k));
-  RIGFIT_TRY(surfaces(m, mp, va));
-  if (const Json* s = m.find("skin")) RIGFIT_TRY(skin(*s, mp));
-  if (const Json* b = m.find("blend")) RIGFIT_TRY(blend(*b, at(mp, "blend")));
+  out.positions.resize(static_cast<std::size_t>(va.components()));
+  for (u64 k = 0; k < va.components(); ++k) out.positions[static_cast<std::size_t>(k)] = static_cast<float>(va.real(k));
+  RIGFIT_TRY(surfaces(m, mp, va, out));
+  if (const Json* s = m.find("skin")) RIGFIT_TRY(skin(*s, mp, out));
+  if (const Json* b = m.find("blend")) RIGFIT_TRY(blend(*b, at(mp, "blend"), out));
+  // The first surface's material; the instance's override (1 entry, or one per surface) wins
+  // unless it is -1 ("keep the surface's").
+  const Json& surfaces = *m.find("surfaces");
+  if (surfaces.size())
+    if (const Json* mat = surfaces.items()[0].find("material"))
+      if (const auto i = integerOf(*mat)) out.material = static_cast<int>(*i);
+  if (use.node >= 0)
+    if (const Json* mats = c_.nodes_[static_cast<std::size_t>(use.node)]->find("meshInstance")->find("materials"); mats && mats->size())
+      if (const auto i = integerOf(mats->items()[0]); i && *i >= 0) out.material = static_cast<int>(*i);
+  out_.meshes.push_back(std::move(out));
   return {};
 }
 
+void Extractor::materials() {
+  const Json* a = Checker::array(c_.doc_, "materials");
+  if (!a) return;
+  for (const Json& m : a->items()) {
+    G4mfMaterial& out = out_.materials.emplace_back();
+    if (!m.isObject()) continue;
+    out.name = nameOf(&m);
+    auto factor = [&](const char* channel, double* values, std::size_t count) {
+      const Json* c = m.find(channel);
+      const Json* f = c && c->isObject() ? c->find("factor") : nullptr;
+      if (!f || !f->isArray()) return;
+      for (std::size_t k = 0; k < std::min(count, f->size()); ++k)
+        if (f->items()[k].isNumber()) values[k] = f->items()[k].asDouble();
+    };
+    factor("baseColor", out.base_color.data(), out.base_color.size());
+    factor("orm", out.orm.data(), out.orm.size());
+    const Json* extras = m.find("extras");
+    if (!extras || !extras->isObject()) continue;
+    if (const Json* mode = extras->find("alphaMode"); mode && mode->isString()) {
+      if (mode->asString() == "MASK") out.alpha_mode = AlphaMode::kMask;
+      else if (mode->asString() == "BLEND") out.alpha_mode = AlphaMode::kBlend;
+    }
+    if (const Json* cutoff = extras->find("alphaCutoff"); cutoff && cutoff->isNumber()) out.alpha_cutoff = cutoff->asDouble();
+    if (const Json* sides = extras->find("doubleSided"); sides && sides->isBool()) out.double_sided = sides->asBool();
+  }
+}
+
 // Triangles, polygons, and the normal and UV bindings of every surface.
-Status Extractor::surfaces(const Json& m, const std::string& mp, const Accessor& vertices) {
-  G4mfDocument& out = out_;
+Status Extractor::surfaces(const Json& m, const std::string& mp, const Accessor& vertices, G4mfMesh& out) {
   const Json& surfaces = *m.find("surfaces");
   bool any_normals = false, any_uvs = false;
   for (const Json& s : surfaces.items()) {
@@ -195,15 +248,16 @@ Status Extractor::surfaces(const Json& m, const std::string& mp, const Accessor&
         out.polygon_offsets.push_back(static_cast<std::uint32_t>(out.polygon_corners.size()));
       }
     }
-    if (any_normals) RIGFIT_TRY(bind(s, sp, "normals", vertices, first_triangle, tri_count, out.normals, out.normal_indices));
-    if (any_uvs) RIGFIT_TRY(bind(s, sp, "textureMap", vertices, first_triangle, tri_count, out.uvs, out.uv_indices));
+    if (any_normals) RIGFIT_TRY(bind(s, sp, "normals", vertices, first_triangle, tri_count, out.triangles, out.normals, out.normal_indices));
+    if (any_uvs) RIGFIT_TRY(bind(s, sp, "textureMap", vertices, first_triangle, tri_count, out.triangles, out.uvs, out.uv_indices));
   }
   return {};
 }
 
 // A binding of one surface: its values appended to `values`, per corner indices into them.
 Status Extractor::bind(const Json& s, const std::string& sp, const char* key, const Accessor& vertices, std::size_t first_triangle,
-                       std::size_t tri_count, std::vector<float>& values, std::vector<std::uint32_t>& indices) {
+                       std::size_t tri_count, const std::vector<std::uint32_t>& triangles, std::vector<float>& values,
+                       std::vector<std::uint32_t>& indices) {
   const Json* b = s.find(key);
   if (!b) {
     indices.insert(indices.end(), 3 * tri_count, 0xFFFFFFFFu);
@@ -227,30 +281,30 @@ Status Extractor::bind(const Json& s, const std::string& sp, const char* key, co
     for (u64 k = 0; k < ia.count; ++k)
       for (int corner = 0; corner < 3; ++corner) indices.push_back(base + static_cast<std::uint32_t>(ia.integer(k)));
   } else if (vals.count == vertices.count) {  // per vertex
-    for (std::size_t k = 3 * first_triangle; k < out_.triangles.size(); ++k) indices.push_back(base + out_.triangles[k]);
+    for (std::size_t k = 3 * first_triangle; k < triangles.size(); ++k) indices.push_back(base + triangles[k]);
   } else {
     return readError(label_, bp, "a binding without simplexes or perSimplex is read only with one value per vertex", ErrorCode::kUnsupported);
   }
   return {};
 }
 
-Status Extractor::skin(const Json& skin, const std::string& mp) {
+Status Extractor::skin(const Json& skin, const std::string& mp, G4mfMesh& out) {
   const Accessor& v = acc(skin.find("vertices"));
   const Accessor& g = acc(skin.find("groups"));
   const Accessor& w = acc(skin.find("weights"));
   if (!v.data || !g.data || !w.data) return unavailable(at(mp, "skin"));
   for (u64 k = 0; k < v.count; ++k) {
-    out_.skin_vertices.push_back(static_cast<std::uint32_t>(v.integer(k)));
+    out.skin_vertices.push_back(static_cast<std::uint32_t>(v.integer(k)));
     const i64 group = g.integer(k);
-    out_.skin_groups.push_back(group > 0xFFFFFFFF ? 0xFFFFFFFFu : static_cast<std::uint32_t>(group));
-    out_.skin_weights.push_back(static_cast<float>(w.real(k)));
+    out.skin_groups.push_back(group > 0xFFFFFFFF ? 0xFFFFFFFFu : static_cast<std::uint32_t>(group));
+    out.skin_weights.push_back(static_cast<float>(w.real(k)));
   }
   if (const Json* names = skin.find("groupNames"))
-    for (const Json& name : names->items()) out_.group_names.push_back(name.asString());
+    for (const Json& name : names->items()) out.group_names.push_back(name.asString());
   return {};
 }
 
-Status Extractor::blend(const Json& blend, const std::string& bp) {
+Status Extractor::blend(const Json& blend, const std::string& bp, G4mfMesh& out) {
   const Json& shapes = *blend.find("shapes");
   const Json* amounts = blend.find("amounts");
   for (std::size_t k = 0; k < shapes.size(); ++k) {
@@ -280,7 +334,7 @@ Status Extractor::blend(const Json& blend, const std::string& bp) {
         for (u64 i = 0; i < ia.count; ++i) out_shape.normal_values.push_back(static_cast<std::uint32_t>(ia.integer(i)));
         for (u64 i = 0; i < oa.components(); ++i) out_shape.normal_offsets.push_back(static_cast<float>(oa.real(i)));
       }
-    out_.blend_shapes.push_back(std::move(out_shape));
+    out.blend_shapes.push_back(std::move(out_shape));
   }
   return {};
 }
@@ -307,11 +361,8 @@ Expected<G4mfDocument> extract(const Checker& c, std::string_view label) {
   for (std::size_t i = 0; i < n && skel < 0; ++i)
     if (c.nodes_[i] && c.nodes_[i]->contains("skeleton")) skel = static_cast<i64>(i);
   if (skel >= 0) x.skeleton(skel);
-  i64 mesh_node = -1;
-  const i64 mesh = x.chooseMesh(skel, mesh_node);
-  if (mesh < 0) return out;
-  if (mesh_node >= 0) out.mesh_node_name = nameOf(c.nodes_[static_cast<std::size_t>(mesh_node)]);
-  RIGFIT_TRY(x.mesh(*c.meshes_[static_cast<std::size_t>(mesh)], at("/meshes", static_cast<std::size_t>(mesh))));
+  for (const MeshUse use : x.chooseMeshes(skel)) RIGFIT_TRY(x.mesh(use));
+  x.materials();
   return out;
 }
 
