@@ -2,8 +2,7 @@
 // .g4tf (text) and .g4b (binary, optionally Zstd-compressed), a strict reader that reads back what
 // the writer produces (skeleton, every skinned mesh with its skin and blend shapes, materials),
 // and a separate validator that reports every rule of docs/g4mf-rules.md a file can break. 3D
-// only on write; the validator takes any
-// dimension, the reader 3 only.
+// only on write; the validator takes any dimension, the reader 3 only.
 #pragma once
 
 #include <array>
@@ -123,11 +122,11 @@ struct G4mfMaterial {
 
 /// What readG4mf extracts: the first skeleton node's bones; the meshes it skins (every mesh with
 /// a skin instanced on a direct child node of that skeleton, one entry per such node, in node
-/// order), or, when it skins none, one mesh as before skinning was required: the first mesh
-/// instanced under the skeleton, else the first instanced mesh, else meshes[0] of the file (none
-/// when the file has no mesh); and every material of the file, in file order. Matrices are 4x4
-/// affine, column vectors. Files rigfit writes read back as one G4mfMesh per ExportMesh, in order
-/// (node name = the ExportMesh's, mesh name "<name>Mesh"), and one G4mfMaterial per mesh.
+/// order), or, when it skins none, one mesh: the first mesh instanced on a child of the skeleton,
+/// else the first instanced mesh, else the file's first mesh (none when the file has no mesh);
+/// and every material of the file, in file order. Matrices are 4x4 affine, column vectors. A file
+/// rigfit writes reads back as one G4mfMesh per ExportMesh, in order (node and mesh names as
+/// G4mfWriteOptions tells), each with its own G4mfMaterial (materials[k] for meshes[k]).
 struct G4mfDocument {
   int dimension = 3;
   bool binary = false;       ///< the file was .g4b
