@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
               character->rig_name.c_str(), character->mesh.vertexCount());
 
   // The character as glTF 2.0 bytes, then written atomically.
-  rigfit::Expected<rigfit::CharacterExport> files = rigfit::exportCharacter(data, *character, {}, {.format = "glb"});
+  rigfit::Expected<rigfit::CharacterExport> files = rigfit::exportCharacter(data, *character, {}, {.format = rigfit::ExportFormat::kGlb});
   if (!files) {
     std::fprintf(stderr, "error: %s\n", files.error().message.c_str());
     return 1;

@@ -38,7 +38,11 @@ TEST(DeformGolden, PosedMeshesMatchBlendersArmatureModifier) {
     PoseRequest request;
     if (const Json* p = golden->find("pose"); p && p->isString()) request.pose_file = p->asString().substr(6);  // "poses/..."
     if (const Json* r = golden->find("rotate"); r && r->isArray())
-      for (const Json& s : r->items()) request.rotate.push_back(s.asString());
+      for (const Json& s : r->items()) {
+        auto rotation = parseBoneRotation(s.asString(), BoneRotation::Kind::kEulerXyzDegrees);
+        ASSERT_TRUE(rotation.ok()) << rotation.error().message;
+        request.rotations.push_back(std::move(*rotation));
+      }
     Pose pose;
     ASSERT_TRUE(buildPose(data, *c, request, pose, nullptr).ok());
     PosedMesh posed;

@@ -29,7 +29,7 @@ inline Pose testPose(const DataSource& data, const Character& c, const std::stri
   const Skeleton& s = c.fit.skeleton;
   for (std::size_t i = 1; i < s.size(); i += 3) {
     const int a = static_cast<int>(i % 7) * 6 - 18, b = static_cast<int>(i % 5) * 8 - 16, g = static_cast<int>(i % 3) * 12 - 12;
-    request.rotate.push_back(s.names[i] + "=" + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(g));
+    request.rotations.push_back({s.names[i], BoneRotation::Kind::kEulerXyzDegrees, {double(a), double(b), double(g), 0.0}});
   }
   Pose pose;
   std::vector<PoseWarning> warnings;

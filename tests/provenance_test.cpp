@@ -37,7 +37,7 @@ TEST(Provenance, WeightsFileAndItsLicenceAreRecorded) {
   EXPECT_EQ(glb->report.find("weights")->find("license")->asString(), "CC0");
 
   CharacterExportOptions g4;
-  g4.format = "g4tf";
+  g4.format = ExportFormat::kG4tf;
   auto text = exportCharacter(data, *c, {}, g4);
   ASSERT_TRUE(text.ok()) << text.error().message;
   EXPECT_TRUE(validateG4mf(text->main, "p.g4tf").empty());

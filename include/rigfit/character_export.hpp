@@ -9,12 +9,13 @@
 
 #include "rigfit/character.hpp"
 #include "rigfit/json.hpp"
+#include "rigfit/pipeline_options.hpp"
 #include "rigfit/posing.hpp"
 
 namespace rigfit {
 
 struct CharacterExportOptions {
-  std::string format = "glb";  ///< "glb", "gltf", "g4tf" or "g4b"
+  ExportFormat format = ExportFormat::kGlb;
   bool embed = false;          ///< .gltf: the buffer as a data URI instead of a .bin
   std::string bin_name;        ///< .gltf without embed: the .bin's file name written into the .gltf
   int influences = 4;          ///< glTF: 4 or 8 per vertex
@@ -24,12 +25,10 @@ struct CharacterExportOptions {
   bool deform_only = false;    ///< only bones that carry weight, re-parented across removed ones
   bool compress = false;       ///< .g4b: Zstandard chunks
   int threads = 1;             ///< threads for the computed normals (the bytes do not depend on it)
-  /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0:
-  /// each "PATH" or "PATH=NAME" or "DIR/" (every target in targets/DIR, in name order), PATH
-  /// relative to the data's targets/ without extension (as
-  /// --target), NAME by default PATH's last part. With a pose as the bind pose, the deltas are
-  /// the target's change to the posed body (carried through each vertex's skinning).
-  std::vector<std::string> morphs;
+  /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0,
+  /// in order (a whole folder's in name order). With a pose as the bind pose, the deltas are the
+  /// target's change to the posed body (carried through each vertex's skinning).
+  std::vector<MorphSpec> morphs;
   /// glTF: the body material's linear RGBA base colour (see ExportMaterial::base_color; alpha below 1 blends).
   std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};
   /// Where the morph targets are read (optional: a batch shares one, so each file is read once).
@@ -42,13 +41,6 @@ struct CharacterExport {
   Json report;       ///< format, rig, joints, vertices, triangles, influences, warnings, bytes
   std::vector<std::string> warnings;  ///< pose warnings (bones the rig lacks, ...)
 };
-
-/// Parses "R,G,B" or "R,G,B,A" (each from 0 to 1) into `out` (alpha 1 when not given); the error
-/// names `what` (the option or key).
-[[nodiscard]] Status parseBaseColor(std::string_view text, std::string_view what, std::array<float, 4>& out);
-
-/// "glb", "gltf", "g4tf" or "g4b" from a file name's extension; empty when it is none of them.
-std::string exportFormatOf(const std::string& path);
 
 /// Exports a loaded character (it must have a skin). A pose in `pose` becomes the bind pose
 /// (skeleton, body and normals together); pose files are looked up in `data` as `rigfit pose` does.

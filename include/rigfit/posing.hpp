@@ -11,10 +11,9 @@
 namespace rigfit {
 
 struct PoseRequest {
-  std::string pose_file;                 ///< MPFB pose JSON path (or relative to the data's poses/)
-  std::vector<std::string> rotate;       ///< "BONE=RX,RY,RZ" degrees, XYZ Euler
-  std::vector<std::string> rotate_quat;  ///< "BONE=W,X,Y,Z"
-  bool any() const { return !pose_file.empty() || !rotate.empty() || !rotate_quat.empty(); }
+  std::string pose_file;               ///< MPFB pose JSON path (or relative to the data's poses/)
+  std::vector<BoneRotation> rotations;  ///< applied in order after the file
+  bool any() const { return !pose_file.empty() || !rotations.empty(); }
 };
 
 /// The rest pose of the character with the request applied (file first, then rotations).

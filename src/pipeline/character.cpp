@@ -84,7 +84,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   Character c;
   std::string rig_arg = options.rig;
   if (rig_arg.empty()) {
-    if (!data.isBuiltin()) return makeError(ErrorCode::kUsage, "--rig is required with --data (one of the data's rigs, or a rig.*.json path)");
+    if (!data.isBuiltin()) return makeError(ErrorCode::kUsage, "no rig given: a data folder other than the built-in demo needs one (one of its rigs, or a rig.*.json path)");
     rig_arg = "demo";
   }
   auto where = locateRig(data, rig_arg);

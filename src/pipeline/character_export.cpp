@@ -1,7 +1,6 @@
 #include "rigfit/character_export.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -16,35 +15,6 @@
 #include "rigfit/skinning.hpp"
 
 namespace rigfit {
-
-std::string exportFormatOf(const std::string& path) {
-  for (const char* ext : {"glb", "gltf", "g4tf", "g4b"}) {
-    const std::string suffix = std::string(".") + ext;
-    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) return ext;
-  }
-  return {};
-}
-
-Status parseBaseColor(std::string_view text, std::string_view what, std::array<float, 4>& out) {
-  std::array<float, 4> c = {0.0f, 0.0f, 0.0f, 1.0f};
-  std::size_t count = 0, pos = 0;
-  const auto bad = [&] {
-    return makeError(ErrorCode::kUsage, std::string(what) + " \"" + std::string(text) + "\": expected R,G,B or R,G,B,A, each from 0 to 1");
-  };
-  while (pos <= text.size()) {
-    std::size_t comma = text.find(',', pos);
-    if (comma == std::string_view::npos) comma = text.size();
-    const std::string_view item = text.substr(pos, comma - pos);
-    pos = comma + 1;
-    float v = 0.0f;
-    auto r = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (count == 4 || item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size() || !(v >= 0.0f && v <= 1.0f)) return bad();
-    c[count++] = v;
-  }
-  if (count < 3) return bad();
-  out = c;
-  return {};
-}
 
 namespace {
 
@@ -90,26 +60,25 @@ Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, s
   if (c.mesh.normals.empty()) normals.emplace(c.mesh, body.positions, o.threads);
   std::vector<double> posed;
   std::vector<float> normal_deltas;
-  // "DIR/" stands for every target directly in targets/DIR, in name order.
-  std::vector<std::string> specs;
-  for (const std::string& spec : o.morphs) {
-    if (spec.empty() || spec.back() != '/') {
+  // A whole folder stands for every target directly in it, in name order.
+  std::vector<MorphSpec> specs;
+  for (const MorphSpec& spec : o.morphs) {
+    if (!spec.whole_folder) {
       specs.push_back(spec);
       continue;
     }
-    const std::string dir = spec.substr(0, spec.size() - 1);
-    std::vector<std::string> names = data.list("targets/" + dir, "", ".target.gz");
-    for (std::string& plain : data.list("targets/" + dir, "", ".target")) names.push_back(std::move(plain));
-    if (names.empty()) return makeError(ErrorCode::kIo, data.label("targets/" + dir) + ": no targets in this folder (--morph \"" + spec + "\")");
+    std::vector<std::string> names = data.list("targets/" + spec.path, "", ".target.gz");
+    for (std::string& plain : data.list("targets/" + spec.path, "", ".target")) names.push_back(std::move(plain));
+    if (names.empty()) return makeError(ErrorCode::kIo, data.label("targets/" + spec.path) + ": no targets in this folder");
     std::sort(names.begin(), names.end());
-    for (const std::string& file : names) specs.push_back(dir + "/" + file.substr(0, file.find(".target")));
+    for (const std::string& file : names) {
+      const std::string stem = file.substr(0, file.find(".target"));
+      specs.push_back({.path = spec.path + "/" + stem, .name = stem});
+    }
   }
-  for (const std::string& spec : specs) {
-    const std::size_t eq = spec.find('=');
-    const std::string path = spec.substr(0, eq);
-    std::string name = eq == std::string::npos ? path.substr(path.rfind('/') + 1) : spec.substr(eq + 1);
-    if (path.empty() || name.empty())
-      return makeError(ErrorCode::kUsage, "--morph \"" + spec + "\": expected PATH or PATH=NAME (PATH relative to targets/)");
+  for (MorphSpec& spec : specs) {
+    const std::string& path = spec.path;
+    std::string name = std::move(spec.name);
     auto target = targets->get(path, n);
     if (!target) return target.error();
     const Target& t = **target;
@@ -128,10 +97,8 @@ Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, s
 
 Expected<CharacterExport> exportCharacter(const DataSource& data, const Character& c, const PoseRequest& pose_request,
                                           const CharacterExportOptions& o) {
-  const std::string& format = o.format;
-  if (format != "glb" && format != "gltf" && format != "g4tf" && format != "g4b")
-    return makeError(ErrorCode::kUsage, "export: unknown format \"" + format + "\" (glb, gltf, g4tf or g4b)");
-  if (!c.has_skin) return makeError(ErrorCode::kUsage, c.rig.label + ": no weights for this rig; give --weights");
+  const ExportFormat format = o.format;
+  if (!c.has_skin) return makeError(ErrorCode::kUsage, c.rig.label + ": no weights for this rig");
   CharacterExport out;
 
   // The bind pose: rest, or a pose applied as rest (body, normals and skeleton together).
@@ -166,7 +133,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     provenance.set("weights", std::move(weights));
   }
   Json& report = out.report = Json::object();
-  report.set("format", format);
+  report.set("format", std::string(exportFormatName(format)));
   report.set("rig", c.rig_name);
   report.set("joints", static_cast<std::int64_t>(model->names.size()));
   if (o.deform_only) {
@@ -197,7 +164,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   for (const auto& g : c.binding.unmapped) unmapped.push(g);
   report.set("unmapped_groups", std::move(unmapped));
 
-  if (format == "glb" || format == "gltf") {
+  if (isGltf(format)) {
     if (o.influences != 4 && o.influences != 8) return makeError(ErrorCode::kUsage, "export: influences must be 4 or 8");
     if (o.quantize && o.weight_bits != 8 && o.weight_bits != 16) return makeError(ErrorCode::kUsage, "export: weight bits must be 8 or 16");
     const GltfSkins skins = gltfSkins(*model, o.influences, o.quantize ? o.weight_bits : 0);
@@ -209,7 +176,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     GltfOptions options;
     options.rig_name = c.rig_name;
     options.asset_extras = provenance;
-    options.container = format == "glb" ? GltfContainer::kGlb : o.embed ? GltfContainer::kGltfEmbedded : GltfContainer::kGltf;
+    options.container = format == ExportFormat::kGlb ? GltfContainer::kGlb : o.embed ? GltfContainer::kGltfEmbedded : GltfContainer::kGltf;
     if (options.container == GltfContainer::kGltf) {
       if (o.bin_name.empty()) return makeError(ErrorCode::kUsage, "export: a .gltf with a separate buffer needs the .bin's name");
       options.bin_name = o.bin_name;
@@ -220,7 +187,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     out.bin = std::move(files->bin);
   } else {
     G4mfWriteOptions options;
-    options.container = format == "g4b" ? G4mfContainer::kBinary : G4mfContainer::kText;
+    options.container = format == ExportFormat::kG4b ? G4mfContainer::kBinary : G4mfContainer::kText;
     options.zstd = o.compress;
     options.rig_name = c.rig_name;
     options.asset_extras = provenance;

@@ -26,13 +26,12 @@ Status buildPose(const DataSource& data, const Character& c, const PoseRequest& 
     if (!json) return json.error();
     RIGFIT_TRY(applyPoseJson(*json, label, c.fit.skeleton, pose, warnings));
   }
-  for (const auto& r : request.rotate) RIGFIT_TRY(applyRotateArg(r, c.fit.skeleton, pose));
-  for (const auto& r : request.rotate_quat) RIGFIT_TRY(applyRotateQuatArg(r, c.fit.skeleton, pose));
+  for (const auto& r : request.rotations) RIGFIT_TRY(applyBoneRotation(r, c.fit.skeleton, pose));
   return {};
 }
 
 Status poseCharacter(const Character& c, const Pose& pose, bool dual_quaternion, int threads, PosedMesh& out) {
-  if (!c.has_skin) return makeError(ErrorCode::kUsage, c.rig.label + ": no weights for this rig (give --weights)");
+  if (!c.has_skin) return makeError(ErrorCode::kUsage, c.rig.label + ": no weights for this rig");
   const Skeleton& s = c.fit.skeleton;
   out.pose_matrices.assign(s.size(), Eigen::Matrix4d::Identity());
   poseMatrices(s, pose, out.pose_matrices);
