@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -35,10 +37,52 @@ struct CharacterExportOptions {
   TargetCache* targets = nullptr;
 };
 
+/// Where an export's weights came from: the weights file by name (not path: the bytes do not
+/// depend on where the data is) and what it says of itself ("name", "license", "copyright").
+struct WeightsProvenance {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> statements;
+};
+
+/// What an export wrote, for `--report` and the batch summary (exportReportJson).
+struct ExportReport {
+  struct Mesh {
+    std::string name;
+    std::size_t vertices = 0, triangles = 0;
+  };
+  struct Morph {
+    std::string name;
+    std::size_t vertices = 0;  ///< export vertices the morph moves
+  };
+  /// glTF only: the top-K influence limit and what it dropped.
+  struct Influences {
+    int per_vertex = 4;
+    std::size_t vertices_limited = 0;
+    double max_dropped_weight = 0.0;
+  };
+  ExportFormat format = ExportFormat::kGlb;
+  std::string rig;
+  std::size_t joints = 0;
+  std::optional<std::vector<std::string>> removed_bones;  ///< with deform_only: the bones left out
+  WeightsProvenance weights;
+  std::size_t vertices = 0, triangles = 0;  ///< of the body (meshes[0])
+  std::vector<Mesh> meshes;                 ///< every exported mesh, the body first
+  std::vector<Morph> morphs;                ///< the body's morph targets
+  std::optional<Influences> influences;
+  std::size_t unweighted_vertices = 0;      ///< body vertices without influences
+  std::vector<std::string> unmapped_groups;  ///< weights groups that name no bone
+  std::vector<std::string> warnings;
+  std::size_t bytes = 0;                    ///< main file + .bin
+};
+
+/// The report as JSON, keys in a fixed order (the format of `rigfit export --report` and of each
+/// line's "report" in a batch summary). "meshes" is written only for more than one mesh.
+Json exportReportJson(const ExportReport& report);
+
 struct CharacterExport {
   std::string main;  ///< the .glb/.gltf/.g4tf/.g4b bytes
   std::string bin;   ///< the .bin of a non-embedded .gltf (empty otherwise)
-  Json report;       ///< format, rig, joints, vertices, triangles, influences, warnings, bytes
+  ExportReport report;
   std::vector<std::string> warnings;  ///< pose warnings (bones the rig lacks, ...)
 };
 

@@ -51,7 +51,7 @@ Status runEntry(const DataSource& data, TargetCache& cache, WeightsCache& weight
   RIGFIT_TRY(writeCharacterExport(*files, main_path, bin_path));
   result.outputs.push_back(main_path);
   if (!bin_path.empty()) result.outputs.push_back(bin_path);
-  result.report = std::move(files->report);
+  result.report = exportReportJson(files->report);
   return {};
 }
 

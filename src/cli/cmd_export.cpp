@@ -63,7 +63,7 @@ int runExport(const ExportArgs& a) {
   for (const auto& w : files->warnings) warn(w);
   if (Status st = writeCharacterExport(*files, a.out, bin_path); !st) return reportError(st.error());
   if (!a.report.empty())
-    if (Status st = writeOutput(a.report, writeJson(files->report, {.indent = 2, .sort_keys = false, .final_newline = true})); !st)
+    if (Status st = writeOutput(a.report, writeJson(exportReportJson(files->report), {.indent = 2, .sort_keys = false, .final_newline = true})); !st)
       return reportError(st.error());
   return kExitOk;
 }

@@ -18,6 +18,18 @@ namespace rigfit {
 
 namespace {
 
+Json weightsJson(const WeightsProvenance& w) {
+  Json out = Json::object();
+  out.set("file", w.file);
+  for (const auto& [key, value] : w.statements) out.set(key, value);
+  return out;
+}
+Json stringArray(const std::vector<std::string>& items) {
+  Json out = Json::array();
+  for (const auto& s : items) out.push(s);
+  return out;
+}
+
 // A target's offsets carried through the skinning to a pose used as the bind pose: linear blend
 // skinning is affine per vertex, so the posed body of the shaped mesh minus the posed body is the
 // vertex's blended linear part (weights renormalised as Blender does) times the offset.
@@ -123,54 +135,34 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   ExportMesh& body = model->meshes[0];
   if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, *mesh, bind, o, body));
 
-  // Provenance: the weights file by name (not path: the bytes do not depend on where the data
-  // is) with what it says of its licence and copyright.
-  Json provenance = Json::object();
-  {
-    Json weights = Json::object();
-    weights.set("file", std::filesystem::path(c.weights_label).filename().string());
-    for (const auto& [key, value] : c.weights_statements.members()) weights.set(key, value);
-    provenance.set("weights", std::move(weights));
-  }
-  Json& report = out.report = Json::object();
-  report.set("format", std::string(exportFormatName(format)));
-  report.set("rig", c.rig_name);
-  report.set("joints", static_cast<std::int64_t>(model->names.size()));
+  ExportReport& report = out.report;
+  report.format = format;
+  report.rig = c.rig_name;
+  report.joints = model->names.size();
   if (o.deform_only) {
-    Json removed = Json::array();
     std::vector<std::uint8_t> kept(c.fit.skeleton.size(), 0);
     for (int b : model->source_bones) kept[static_cast<std::size_t>(b)] = 1;
+    report.removed_bones.emplace();
     for (std::size_t b = 0; b < kept.size(); ++b)
-      if (!kept[b]) removed.push(c.fit.skeleton.names[b]);
-    report.set("removed_bones", std::move(removed));
+      if (!kept[b]) report.removed_bones->push_back(c.fit.skeleton.names[b]);
   }
-  report.set("weights", *provenance.find("weights"));
-  report.set("vertices", static_cast<std::int64_t>(body.vertexCount()));
-  if (!body.morphs.empty()) {
-    Json morphs = Json::array();
-    for (const ExportMorph& m : body.morphs) {
-      Json e = Json::object();
-      e.set("name", m.name);
-      e.set("vertices", static_cast<std::int64_t>(m.vertices.size()));
-      morphs.push(std::move(e));
-    }
-    report.set("morphs", std::move(morphs));
-  }
-  report.set("triangles", static_cast<std::int64_t>(body.triangles.size() / 3));
-  std::size_t unweighted = 0;
-  for (std::size_t v = 0; v < body.vertexCount(); ++v) unweighted += body.skin.influenceCount(v) == 0;
-  report.set("unweighted_vertices", static_cast<std::int64_t>(unweighted));
-  Json unmapped = Json::array();
-  for (const auto& g : c.binding.unmapped) unmapped.push(g);
-  report.set("unmapped_groups", std::move(unmapped));
+  report.weights.file = std::filesystem::path(c.weights_label).filename().string();
+  for (const auto& [key, value] : c.weights_statements.members()) report.weights.statements.emplace_back(key, value.asString());
+  report.vertices = body.vertexCount();
+  report.triangles = body.triangles.size() / 3;
+  for (const ExportMesh& m : model->meshes) report.meshes.push_back({m.name, m.vertexCount(), m.triangles.size() / 3});
+  for (const ExportMorph& m : body.morphs) report.morphs.push_back({m.name, m.vertices.size()});
+  for (std::size_t v = 0; v < body.vertexCount(); ++v) report.unweighted_vertices += body.skin.influenceCount(v) == 0;
+  report.unmapped_groups = c.binding.unmapped;
+  // The same provenance goes into the file's asset extras.
+  Json provenance = Json::object();
+  provenance.set("weights", weightsJson(report.weights));
 
   if (isGltf(format)) {
     if (o.influences != 4 && o.influences != 8) return makeError(ErrorCode::kUsage, "export: influences must be 4 or 8");
     if (o.quantize && o.weight_bits != 8 && o.weight_bits != 16) return makeError(ErrorCode::kUsage, "export: weight bits must be 8 or 16");
     const GltfSkins skins = gltfSkins(*model, o.influences, o.quantize ? o.weight_bits : 0);
-    report.set("influences", o.influences);
-    report.set("vertices_limited", static_cast<std::int64_t>(skins.vertices_limited));
-    report.set("max_dropped_weight", skins.max_dropped_weight);
+    report.influences = ExportReport::Influences{o.influences, skins.vertices_limited, skins.max_dropped_weight};
     body.material.base_color = o.base_color;
     if (o.base_color[3] < 1.0f) body.material.alpha_mode = AlphaMode::kBlend;  // alpha below 1 blends
     GltfOptions options;
@@ -195,10 +187,52 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     if (!bytes) return bytes.error();
     out.main = std::move(*bytes);
   }
-  Json warn_list = Json::array();
-  for (const auto& w : out.warnings) warn_list.push(w);
-  report.set("warnings", std::move(warn_list));
-  report.set("bytes", static_cast<std::int64_t>(out.main.size() + out.bin.size()));
+  report.warnings = out.warnings;
+  report.bytes = out.main.size() + out.bin.size();
+  return out;
+}
+
+
+Json exportReportJson(const ExportReport& r) {
+  const auto count = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  Json out = Json::object();
+  out.set("format", std::string(exportFormatName(r.format)));
+  out.set("rig", r.rig);
+  out.set("joints", count(r.joints));
+  if (r.removed_bones) out.set("removed_bones", stringArray(*r.removed_bones));
+  out.set("weights", weightsJson(r.weights));
+  out.set("vertices", count(r.vertices));
+  if (!r.morphs.empty()) {
+    Json morphs = Json::array();
+    for (const auto& m : r.morphs) {
+      Json e = Json::object();
+      e.set("name", m.name);
+      e.set("vertices", count(m.vertices));
+      morphs.push(std::move(e));
+    }
+    out.set("morphs", std::move(morphs));
+  }
+  out.set("triangles", count(r.triangles));
+  if (r.meshes.size() > 1) {
+    Json meshes = Json::array();
+    for (const auto& m : r.meshes) {
+      Json e = Json::object();
+      e.set("name", m.name);
+      e.set("vertices", count(m.vertices));
+      e.set("triangles", count(m.triangles));
+      meshes.push(std::move(e));
+    }
+    out.set("meshes", std::move(meshes));
+  }
+  out.set("unweighted_vertices", count(r.unweighted_vertices));
+  out.set("unmapped_groups", stringArray(r.unmapped_groups));
+  if (r.influences) {
+    out.set("influences", r.influences->per_vertex);
+    out.set("vertices_limited", count(r.influences->vertices_limited));
+    out.set("max_dropped_weight", r.influences->max_dropped_weight);
+  }
+  out.set("warnings", stringArray(r.warnings));
+  out.set("bytes", count(r.bytes));
   return out;
 }
 
