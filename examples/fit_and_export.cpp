@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   }
   const rigfit::Skeleton& skeleton = character->fit.skeleton;
   std::printf("rigfit %s: fitted %zu bones of %s to %zu vertices\n", RIGFIT_VERSION_STRING, skeleton.names.size(),
-              character->rig_name.c_str(), character->mesh.vertexCount());
+              character->rig_name.c_str(), character->body().mesh.vertexCount());
 
   // The character as glTF 2.0 bytes (options are typed values; the format follows the file name),
   // then written atomically.

@@ -55,7 +55,7 @@ TEST(DeformGolden, PosedMeshesMatchBlendersArmatureModifier) {
         const double b = v.items()[static_cast<std::size_t>(k + 1)].asDouble();
         const double r = posed.positions[3 * i + static_cast<std::size_t>(k)];
         d2 += (r - b) * (r - b);
-        m2 += (b - c->mesh.positions[3 * i + static_cast<std::size_t>(k)]) * (b - c->mesh.positions[3 * i + static_cast<std::size_t>(k)]);
+        m2 += (b - c->body().mesh.positions[3 * i + static_cast<std::size_t>(k)]) * (b - c->body().mesh.positions[3 * i + static_cast<std::size_t>(k)]);
       }
       worst = std::max(worst, std::sqrt(d2));
       moved = std::max(moved, std::sqrt(m2));

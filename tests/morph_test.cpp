@@ -260,12 +260,12 @@ TEST(MorphShipped, PosedBindPoseCarriesTheDeltasThroughTheSkinning) {
   ASSERT_TRUE(base.ok()) << base.error().message;
   const std::string target = "expression/units/caucasian/mouth-open";
   TargetCache cache(data);
-  auto t = cache.get(target, base->mesh.vertexCount());
+  auto t = cache.get(target, base->body().mesh.vertexCount());
   ASSERT_TRUE(t.ok());
   Character moved = *base;
   for (std::size_t k = 0; k < (*t)->vertices.size(); ++k)
     for (std::size_t j = 0; j < 3; ++j) {
-      float& p = moved.mesh.positions[3 * std::size_t((*t)->vertices[k]) + j];
+      float& p = moved.body().mesh.positions[3 * std::size_t((*t)->vertices[k]) + j];
       p = static_cast<float>(static_cast<double>(p) + (*t)->offsets[3 * k + j]);
     }
   PoseRequest pose;

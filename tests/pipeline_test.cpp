@@ -15,7 +15,7 @@ TEST(Pipeline, TypedExportReport) {
   const ExportReport& r = glb->report;
   EXPECT_EQ(r.format, ExportFormat::kGlb);
   EXPECT_EQ(r.rig, "demo");
-  EXPECT_GE(r.vertices, c->mesh.vertexCount());  // UV seams split vertices
+  EXPECT_GE(r.vertices, c->body().mesh.vertexCount());  // UV seams split vertices
   EXPECT_GT(r.triangles, 0u);
   ASSERT_EQ(r.meshes.size(), 1u);
   EXPECT_EQ(r.meshes[0].vertices, r.vertices);

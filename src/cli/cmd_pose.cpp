@@ -31,7 +31,7 @@ int runPose(const PoseArgs& a) {
   for (const auto& w : warnings) warn(w.message);
   PosedMesh posed;
   if (Status st = poseCharacter(*c, pose, a.dqs, a.threads, posed); !st) return reportError(st.error());
-  const std::string obj = writeObj(c->mesh, posed.positions, posed.normals, "posed by rigfit " RIGFIT_VERSION_STRING);
+  const std::string obj = writeObj(c->body().mesh, posed.positions, posed.normals, "posed by rigfit " RIGFIT_VERSION_STRING);
   // Write the skeleton first: if it fails, no posed OBJ is left behind either.
   if (!a.skeleton_out.empty())
     if (Status st = writeOutput(a.skeleton_out, writeSkeletonJson(c->fit.skeleton, posed.pose_matrices)); !st) return reportError(st.error());

@@ -65,11 +65,11 @@ Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, s
     own = std::make_unique<TargetCache>(data);
     targets = own.get();
   }
-  const std::size_t n = c.mesh.vertexCount();
+  const std::size_t n = c.body().mesh.vertexCount();
   std::vector<Eigen::Matrix3d> linear;  // per bone: the linear part of pose * rest^-1
   for (std::size_t b = 0; b < bind.size(); ++b) linear.push_back((bind[b] * c.fit.skeleton.rest[b].inverse()).topLeftCorner<3, 3>());
   std::optional<MorphNormals> normals;
-  if (c.mesh.normals.empty()) normals.emplace(c.mesh, body.positions, o.threads);
+  if (c.body().mesh.normals.empty()) normals.emplace(c.body().mesh, body.positions, o.threads);
   std::vector<double> posed;
   std::vector<float> normal_deltas;
   // A whole folder stands for every target directly in it, in name order.
@@ -96,7 +96,7 @@ Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, s
     const Target& t = **target;
     std::span<const double> offsets = t.offsets;
     if (!linear.empty()) {
-      posedOffsets(c.skin, linear, t, n, posed);
+      posedOffsets(c.body().skin, linear, t, n, posed);
       offsets = posed;
     }
     if (normals) normals->deltas(t.vertices, offsets, normal_deltas);
@@ -113,9 +113,10 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   if (!c.has_skin) return makeError(ErrorCode::kUsage, c.rig.label + ": no weights for this rig");
   CharacterExport out;
 
-  // The bind pose: rest, or a pose applied as rest (body, normals and skeleton together).
-  const Mesh* mesh = &c.mesh;
+  // The bind pose: rest, or a pose applied as rest (meshes, normals and skeleton together).
+  const Mesh* mesh = &c.body().mesh;
   Mesh posed_mesh;
+  std::vector<Mesh> posed_more;  // meshes[1..] posed (empty at rest)
   std::vector<Eigen::Matrix4d> bind;  // empty: the rest pose (no copy)
   if (pose_request.any()) {
     Pose pose;
@@ -124,14 +125,29 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     for (const auto& w : pw) out.warnings.push_back(w.message);
     PosedMesh posed;
     RIGFIT_TRY(poseCharacter(c, pose, false, 1, posed));
-    posed_mesh = c.mesh;
+    posed_mesh = c.body().mesh;
     posed_mesh.positions = std::move(posed.positions);
     if (!posed.normals.empty()) posed_mesh.normals = std::move(posed.normals);
+    for (std::size_t m = 1; m < c.meshes.size(); ++m) {
+      Mesh& p = posed_more.emplace_back(c.meshes[m].mesh);
+      p.positions = std::move(posed.more[m - 1].positions);
+      if (!posed.more[m - 1].normals.empty()) p.normals = std::move(posed.more[m - 1].normals);
+    }
     bind = std::move(posed.pose_matrices);
     mesh = &posed_mesh;
   }
-  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.skin, &c.groups, {.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads}, mesh->positions, bind);
+  const ExportOptions model_options{.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads};
+  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, model_options, mesh->positions, bind);
   if (!model) return model.error();
+  model->meshes[0].name = c.body().name;
+  model->meshes[0].material = c.body().material;
+  for (std::size_t m = 1; m < c.meshes.size(); ++m) {
+    const CharacterMesh& extra = c.meshes[m];
+    const Mesh& at_bind = posed_more.empty() ? extra.mesh : posed_more[m - 1];
+    const VertexGroups* groups = extra.groups.ranges.empty() ? nullptr : &extra.groups;
+    RIGFIT_TRY(addExportMesh(*model, c.fit.skeleton, at_bind, extra.skin, extra.name, extra.material, model_options, groups,
+                             at_bind.positions, bind));
+  }
   ExportMesh& body = model->meshes[0];
   if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, *mesh, bind, o, body));
 

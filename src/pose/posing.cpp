@@ -30,6 +30,60 @@ Status buildPose(const DataSource& data, const Character& c, const PoseRequest& 
   return {};
 }
 
+namespace {
+
+// One mesh through the skinning job `base` (matrices, mode, threads set): its positions, and its
+// OBJ normals, each with the influences of the first vertex that uses it.
+Status skinMesh(const Mesh& mesh, const Skin& skin, const SkinningJob& base, std::vector<float>& positions, std::vector<float>& normals) {
+  auto layout = SkinningLayout::build(skin);
+  if (!layout) return layout.error();
+  positions.assign(mesh.positions.size(), 0.0f);
+  SkinningJob job = base;
+  job.layout = &*layout;
+  job.in_positions = mesh.positions;
+  job.out_positions = positions;
+  if (!job.run()) return makeError(ErrorCode::kUsage, "pose: the skinning job rejected its inputs");
+  normals.clear();
+  const std::size_t nn = mesh.normals.size() / 3;
+  if (nn == 0) return {};
+  // One virtual vertex per OBJ normal, with the influences of the first vertex that uses it.
+  std::vector<std::int64_t> owner(nn, -1);
+  for (std::size_t k = 0; k < mesh.corner_normals.size(); ++k) {
+    const std::int32_t n = mesh.corner_normals[k];
+    if (n >= 0 && owner[static_cast<std::size_t>(n)] < 0) owner[static_cast<std::size_t>(n)] = mesh.corner_vertices[k];
+  }
+  Skin vs;
+  vs.vertex_count = nn;
+  vs.bone_count = skin.bone_count;
+  vs.offsets.push_back(0);
+  std::vector<float> pos(3 * nn, 0.0f);
+  for (std::size_t k = 0; k < nn; ++k) {
+    if (owner[k] >= 0) {
+      const auto v = static_cast<std::size_t>(owner[k]);
+      for (std::uint32_t i = skin.offsets[v]; i < skin.offsets[v + 1]; ++i) {
+        vs.bones.push_back(skin.bones[i]);
+        vs.weights.push_back(skin.weights[i]);
+      }
+      for (int d = 0; d < 3; ++d) pos[3 * k + static_cast<std::size_t>(d)] = mesh.positions[3 * v + static_cast<std::size_t>(d)];
+    }
+    vs.offsets.push_back(static_cast<std::uint32_t>(vs.bones.size()));
+  }
+  auto vlayout = SkinningLayout::build(vs);
+  if (!vlayout) return vlayout.error();
+  std::vector<float> pos_out(3 * nn);
+  normals.assign(3 * nn, 0.0f);
+  SkinningJob nj = base;
+  nj.layout = &*vlayout;
+  nj.in_positions = pos;
+  nj.out_positions = pos_out;
+  nj.in_normals = mesh.normals;
+  nj.out_normals = normals;
+  if (!nj.run()) return makeError(ErrorCode::kUsage, "pose: the normal skinning job rejected its inputs");
+  return {};
+}
+
+}  // namespace
+
 Status poseCharacter(const Character& c, const Pose& pose, bool dual_quaternion, int threads, PosedMesh& out) {
   if (!c.has_skin) return makeError(ErrorCode::kUsage, c.rig.label + ": no weights for this rig");
   const Skeleton& s = c.fit.skeleton;
@@ -40,54 +94,15 @@ Status poseCharacter(const Character& c, const Pose& pose, bool dual_quaternion,
   std::vector<float> packed(12 * s.size()), rest(12 * s.size());
   packSkinningMatrices(skinning, packed);
   packSkinningMatrices(s.rest, rest);
-  auto layout = SkinningLayout::build(c.skin);
-  if (!layout) return layout.error();
-  out.positions.assign(c.mesh.positions.size(), 0.0f);
   SkinningJob job;
-  job.layout = &*layout;
   job.matrices = packed;
   job.rest_matrices = rest;
-  job.in_positions = c.mesh.positions;
-  job.out_positions = out.positions;
   job.dual_quaternion = dual_quaternion;
   job.threads = threads;
-  if (!job.run()) return makeError(ErrorCode::kUsage, "pose: the skinning job rejected its inputs");
-  out.normals.clear();
-  const std::size_t nn = c.mesh.normals.size() / 3;
-  if (nn == 0) return {};
-  // One virtual vertex per OBJ normal, with the influences of the first vertex that uses it.
-  std::vector<std::int64_t> owner(nn, -1);
-  for (std::size_t k = 0; k < c.mesh.corner_normals.size(); ++k) {
-    const std::int32_t n = c.mesh.corner_normals[k];
-    if (n >= 0 && owner[static_cast<std::size_t>(n)] < 0) owner[static_cast<std::size_t>(n)] = c.mesh.corner_vertices[k];
-  }
-  Skin vs;
-  vs.vertex_count = nn;
-  vs.bone_count = c.skin.bone_count;
-  vs.offsets.push_back(0);
-  std::vector<float> pos(3 * nn, 0.0f);
-  for (std::size_t k = 0; k < nn; ++k) {
-    if (owner[k] >= 0) {
-      const auto v = static_cast<std::size_t>(owner[k]);
-      for (std::uint32_t i = c.skin.offsets[v]; i < c.skin.offsets[v + 1]; ++i) {
-        vs.bones.push_back(c.skin.bones[i]);
-        vs.weights.push_back(c.skin.weights[i]);
-      }
-      for (int d = 0; d < 3; ++d) pos[3 * k + static_cast<std::size_t>(d)] = c.mesh.positions[3 * v + static_cast<std::size_t>(d)];
-    }
-    vs.offsets.push_back(static_cast<std::uint32_t>(vs.bones.size()));
-  }
-  auto vlayout = SkinningLayout::build(vs);
-  if (!vlayout) return vlayout.error();
-  std::vector<float> pos_out(3 * nn);
-  out.normals.assign(3 * nn, 0.0f);
-  SkinningJob nj = job;
-  nj.layout = &*vlayout;
-  nj.in_positions = pos;
-  nj.out_positions = pos_out;
-  nj.in_normals = c.mesh.normals;
-  nj.out_normals = out.normals;
-  if (!nj.run()) return makeError(ErrorCode::kUsage, "pose: the normal skinning job rejected its inputs");
+  RIGFIT_TRY(skinMesh(c.body().mesh, c.body().skin, job, out.positions, out.normals));
+  out.more.resize(c.meshes.size() - 1);
+  for (std::size_t m = 1; m < c.meshes.size(); ++m)
+    RIGFIT_TRY(skinMesh(c.meshes[m].mesh, c.meshes[m].skin, job, out.more[m - 1].positions, out.more[m - 1].normals));
   return {};
 }
 
