@@ -87,19 +87,4 @@ struct PoseWarning {
 /// not have one entry per bone.
 [[nodiscard]] Status applyBoneRotation(const BoneRotation& rotation, const Skeleton& skeleton, Pose& pose);
 
-/// The command-line form `BONE=RX,RY,RZ` (parseBoneRotation, then applyBoneRotation): sets BONE's rotation mode to XYZ Euler and its Euler
-/// angles to RX, RY, RZ degrees (other channels unchanged). Numbers may carry a sign and spaces
-/// around them; BONE is everything before the last '='. Errors are one line starting with
-/// `option` and the quoted argument, e.g. `--rotate "foo=1,2,3": no bone "foo" in the skeleton`
-/// (kUsage for a malformed argument, kMismatch for an unknown bone); `pose` is then unchanged.
-/// `pose` is first reset to Pose::rest(skeleton) if it does not have one entry per bone.
-[[nodiscard]] Status applyRotateArg(std::string_view arg, const Skeleton& skeleton, Pose& pose,
-                                    std::string_view option = "--rotate");
-
-/// The command-line form `BONE=W,X,Y,Z`: sets BONE's rotation mode to QUATERNION and its
-/// quaternion to (W, X, Y, Z) (normalised when used). As applyRotateArg; a quaternion of length 0
-/// is an error here (Blender would read it as a half turn about X).
-[[nodiscard]] Status applyRotateQuatArg(std::string_view arg, const Skeleton& skeleton, Pose& pose,
-                                        std::string_view option = "--rotate-quat");
-
 }  // namespace rigfit

@@ -280,42 +280,20 @@ Status applyBoneRotation(const BoneRotation& rotation, const Skeleton& skeleton,
     return makeError(ErrorCode::kMismatch, "rotation: no bone " + quoted(rotation.bone) + " in the skeleton" +
                                                detail::unknownNameHint(rotation.bone, skeleton.names));
   const auto& v = rotation.values;
+  const bool euler = rotation.kind == BoneRotation::Kind::kEulerXyzDegrees;
+  if (!euler && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
+    return makeError(ErrorCode::kUsage, "rotation of " + quoted(rotation.bone) + ": the quaternion has length 0");
   ensureSized(skeleton, pose);
   BonePose& b = pose.bones[static_cast<std::size_t>(bone)];
-  if (rotation.kind == BoneRotation::Kind::kEulerXyzDegrees) {
+  if (euler) {
     b.rotation_mode = RotationMode::kXYZ;
     constexpr double kDegree = std::numbers::pi / 180.0;
     b.euler = Eigen::Vector3d(v[0], v[1], v[2]) * kDegree;
   } else {
-    if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0) return makeError(ErrorCode::kUsage, "rotation of " + quoted(rotation.bone) + ": the quaternion has length 0");
     b.rotation_mode = RotationMode::kQuaternion;
     b.quaternion = Eigen::Vector4d(v[0], v[1], v[2], v[3]);
   }
   return {};
-}
-
-namespace {
-
-// The command-line form through parseBoneRotation, errors under `option` and the argument.
-Status applyRotationText(std::string_view arg, BoneRotation::Kind kind, const Skeleton& skeleton, Pose& pose, std::string_view option) {
-  auto rotation = parseBoneRotation(arg, kind);
-  if (!rotation) return replaceSubject(rotation.error(), option);
-  Status st = applyBoneRotation(*rotation, skeleton, pose);
-  if (!st) {
-    const std::string& m = st.error().message;
-    return makeError(st.error().code, std::string(option) + " " + quoted(arg) + m.substr(m.find(':')));
-  }
-  return {};
-}
-
-}  // namespace
-
-Status applyRotateArg(std::string_view arg, const Skeleton& skeleton, Pose& pose, std::string_view option) {
-  return applyRotationText(arg, BoneRotation::Kind::kEulerXyzDegrees, skeleton, pose, option);
-}
-
-Status applyRotateQuatArg(std::string_view arg, const Skeleton& skeleton, Pose& pose, std::string_view option) {
-  return applyRotationText(arg, BoneRotation::Kind::kQuaternion, skeleton, pose, option);
 }
 
 }  // namespace rigfit
