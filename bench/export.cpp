@@ -47,7 +47,7 @@ const Prepared& prepared() {
       return out;
     }
     out.character = std::move(*c);
-    auto m = buildExportModel(out.character.mesh, out.character.fit.skeleton, &out.character.skin, &out.character.groups, {});
+    auto m = buildExportModel(out.character.body().mesh, out.character.fit.skeleton, &out.character.body().skin, &out.character.body().groups, {});
     if (!m) {
       out.error = m.error().message;
       return out;
@@ -73,7 +73,7 @@ void BM_BuildExportModel(benchmark::State& state) {
   if (!p.error.empty()) return state.SkipWithError(p.error.c_str());
   const Character& c = p.character;
   for (auto _ : state) {
-    auto m = buildExportModel(c.mesh, c.fit.skeleton, &c.skin, &c.groups, {.threads = 2});  // as `rigfit export`
+    auto m = buildExportModel(c.body().mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, {.threads = 2});  // as `rigfit export`
     benchmark::DoNotOptimize(m);
   }
   state.SetLabel(std::to_string(p.model.meshes[0].vertexCount()) + " vertices, " + std::to_string(p.model.names.size()) + " bones");
@@ -139,7 +139,7 @@ void BM_MorphTargets(benchmark::State& state) {
   std::vector<std::shared_ptr<const Target>> targets;
   std::size_t listed = 0;
   for (const char* u : units) {
-    auto t = cache.get(std::string("expression/units/caucasian/") + u, c.mesh.vertexCount());
+    auto t = cache.get(std::string("expression/units/caucasian/") + u, c.body().mesh.vertexCount());
     if (!t) return state.SkipWithError(t.error().message.c_str());
     listed += (*t)->vertices.size();
     targets.push_back(*t);
@@ -147,10 +147,10 @@ void BM_MorphTargets(benchmark::State& state) {
   std::vector<float> deltas;
   for (auto _ : state) {
     ExportModel model = p.model;
-    MorphNormals normals(c.mesh, c.mesh.positions, 1);
+    MorphNormals normals(c.body().mesh, c.body().mesh.positions, 1);
     for (std::size_t k = 0; k < targets.size(); ++k) {
       normals.deltas(targets[k]->vertices, targets[k]->offsets, deltas);
-      if (!addExportMorph(model.meshes[0], units[k], c.mesh.vertexCount(), targets[k]->vertices, targets[k]->offsets, deltas))
+      if (!addExportMorph(model.meshes[0], units[k], c.body().mesh.vertexCount(), targets[k]->vertices, targets[k]->offsets, deltas))
         return state.SkipWithError("addExportMorph failed");
     }
     benchmark::DoNotOptimize(model.meshes[0].morphs.data());

@@ -37,10 +37,14 @@ int main(int argc, char** argv) {
   }
   const rigfit::Skeleton& skeleton = character->fit.skeleton;
   std::printf("rigfit %s: fitted %zu bones of %s to %zu vertices\n", RIGFIT_VERSION_STRING, skeleton.names.size(),
-              character->rig_name.c_str(), character->mesh.vertexCount());
+              character->rig_name.c_str(), character->body().mesh.vertexCount());
 
-  // The character as glTF 2.0 bytes, then written atomically.
-  rigfit::Expected<rigfit::CharacterExport> files = rigfit::exportCharacter(data, *character, {}, {.format = "glb"});
+  // The character as glTF 2.0 bytes (options are typed values; the format follows the file name),
+  // then written atomically.
+  const rigfit::CharacterExportOptions export_options{
+      .format = rigfit::exportFormatFromExtension(out).value_or(rigfit::ExportFormat::kGlb),
+      .base_color = {0.8f, 0.6f, 0.5f, 1.0f}};
+  rigfit::Expected<rigfit::CharacterExport> files = rigfit::exportCharacter(data, *character, {}, export_options);
   if (!files) {
     std::fprintf(stderr, "error: %s\n", files.error().message.c_str());
     return 1;
@@ -49,6 +53,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", st.error().message.c_str());
     return 1;
   }
-  std::printf("wrote %s (%zu bytes)\n", out.c_str(), files->main.size());
+  const rigfit::ExportReport& report = files->report;
+  std::printf("wrote %s: %zu joints, %zu vertices, %zu bytes\n", out.c_str(), report.joints, report.vertices, report.bytes);
   return 0;
 }

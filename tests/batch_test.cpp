@@ -31,7 +31,7 @@ TEST(BatchManifest, ParsesEveryKey) {
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->line, 7u);
   EXPECT_EQ(e->name, "hero-1");
-  EXPECT_EQ(e->output.format, "gltf");
+  EXPECT_EQ(e->output.format, ExportFormat::kGltf);
   EXPECT_EQ(e->output.bin_name, "hero-1.bin");
   EXPECT_EQ(e->character.rig, "game_engine");
   EXPECT_EQ(e->character.mesh, "body.obj");
@@ -50,21 +50,23 @@ TEST(BatchManifest, ParsesEveryKey) {
   EXPECT_EQ(s.targets[0], (std::pair<std::string, double>{"armslegs/r-foot-scale-incr", 0.3}));
   EXPECT_TRUE(s.ground);
   EXPECT_EQ(e->pose.pose_file, "game_engine_fk/t-pose.json");
-  EXPECT_EQ(e->pose.rotate, std::vector<std::string>{"upperarm_l=0.0,0.0,40.5"});
-  EXPECT_EQ(e->pose.rotate_quat, std::vector<std::string>{"head=1.0,0.1,0.0,0.0"});
+  using Kind = BoneRotation::Kind;
+  EXPECT_EQ(e->pose.rotations, (std::vector<BoneRotation>{{"upperarm_l", Kind::kEulerXyzDegrees, {0, 0, 40.5, 0}},
+                                                          {"head", Kind::kQuaternion, {1, 0.1, 0, 0}}}));
   EXPECT_EQ(e->output.influences, 8);
   EXPECT_TRUE(e->output.quantize);
   EXPECT_EQ(e->output.weight_bits, 16);
   EXPECT_TRUE(e->output.keep_helpers);
   EXPECT_TRUE(e->output.deform_only);
   EXPECT_EQ(e->output.base_color, (std::array<float, 4>{0.9f, 0.7f, 0.6f, 1.0f}));
-  EXPECT_EQ(e->output.morphs, (std::vector<std::string>{"expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"}));
+  EXPECT_EQ(e->output.morphs, (std::vector<MorphSpec>{{"expression/units/caucasian/mouth-open", "jawOpen", false},
+                                                      {"nose/nose-base-up", "nose-base-up", false}}));
 }
 
 TEST(BatchManifest, Defaults) {
   auto e = parseOne(R"({"name": "a", "rig": "demo"})");
   ASSERT_TRUE(e.ok()) << e.error().message;
-  EXPECT_EQ(e->output.format, "glb");
+  EXPECT_EQ(e->output.format, ExportFormat::kGlb);
   EXPECT_TRUE(e->output.bin_name.empty());
   EXPECT_EQ(e->output.influences, 4);
   EXPECT_FALSE(e->output.quantize);
@@ -165,7 +167,7 @@ TEST(BatchManifest, LinesAndShards) {
   EXPECT_TRUE(s->contains(7));   // index 6
   EXPECT_FALSE(s->contains(1));
   for (const char* bad : {"4/4", "1/0", "1", "a/2", "-1/2", "1/2/3", "/2", "1/"}) EXPECT_FALSE(parseShard(bad).ok()) << bad;
-  EXPECT_EQ(parseShard("x").error().message, "--shard \"x\": expected I/N with 0 <= I < N (e.g. 0/4)");
+  EXPECT_EQ(parseShard("x").error().message, "shard \"x\": expected I/N with 0 <= I < N (e.g. 0/4)");
   // Every line is in exactly one shard.
   for (std::size_t line = 1; line <= 50; ++line) {
     int in = 0;

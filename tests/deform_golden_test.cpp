@@ -38,7 +38,11 @@ TEST(DeformGolden, PosedMeshesMatchBlendersArmatureModifier) {
     PoseRequest request;
     if (const Json* p = golden->find("pose"); p && p->isString()) request.pose_file = p->asString().substr(6);  // "poses/..."
     if (const Json* r = golden->find("rotate"); r && r->isArray())
-      for (const Json& s : r->items()) request.rotate.push_back(s.asString());
+      for (const Json& s : r->items()) {
+        auto rotation = parseBoneRotation(s.asString(), BoneRotation::Kind::kEulerXyzDegrees);
+        ASSERT_TRUE(rotation.ok()) << rotation.error().message;
+        request.rotations.push_back(std::move(*rotation));
+      }
     Pose pose;
     ASSERT_TRUE(buildPose(data, *c, request, pose, nullptr).ok());
     PosedMesh posed;
@@ -51,7 +55,7 @@ TEST(DeformGolden, PosedMeshesMatchBlendersArmatureModifier) {
         const double b = v.items()[static_cast<std::size_t>(k + 1)].asDouble();
         const double r = posed.positions[3 * i + static_cast<std::size_t>(k)];
         d2 += (r - b) * (r - b);
-        m2 += (b - c->mesh.positions[3 * i + static_cast<std::size_t>(k)]) * (b - c->mesh.positions[3 * i + static_cast<std::size_t>(k)]);
+        m2 += (b - c->body().mesh.positions[3 * i + static_cast<std::size_t>(k)]) * (b - c->body().mesh.positions[3 * i + static_cast<std::size_t>(k)]);
       }
       worst = std::max(worst, std::sqrt(d2));
       moved = std::max(moved, std::sqrt(m2));

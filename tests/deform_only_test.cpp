@@ -133,8 +133,8 @@ TEST_P(DeformOnlyShipped, KeepsWeightedBonesUnderOneRoot) {
   ASSERT_TRUE(c.ok()) << c.error().message;
   const Skeleton& s = c->fit.skeleton;
   ASSERT_EQ(s.size(), w.bones);
-  auto full = buildExportModel(c->mesh, s, &c->skin, &c->groups, {});
-  auto m = buildExportModel(c->mesh, s, &c->skin, &c->groups, {.deform_only = true});
+  auto full = buildExportModel(c->body().mesh, s, &c->body().skin, &c->body().groups, {});
+  auto m = buildExportModel(c->body().mesh, s, &c->body().skin, &c->body().groups, {.deform_only = true});
   ASSERT_TRUE(full.ok() && m.ok());
   ASSERT_EQ(m->names.size(), w.kept);
   std::vector<std::string> removed;

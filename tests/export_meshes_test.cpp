@@ -321,7 +321,7 @@ const TwoMeshes& twoMeshes() {
     const Character& c = demo();
     const Skeleton& s = c.fit.skeleton;
     if (!c.has_skin) return out;
-    auto model = buildExportModel(c.mesh, s, &c.skin, &c.groups, {});
+    auto model = buildExportModel(c.body().mesh, s, &c.body().skin, &c.body().groups, {});
     EXPECT_TRUE(model.ok()) << model.error().message;
     if (!model) return out;
     const int head = s.find("head"), neck = s.find("neck");
@@ -347,10 +347,10 @@ TEST(AddExportMesh, TheBodysPath) {
   for (const bool deform_only : {false, true}) {
     SCOPED_TRACE(deform_only ? "deform-only" : "every bone");
     const ExportOptions o{.deform_only = deform_only};
-    auto model = buildExportModel(c.mesh, c.fit.skeleton, &c.skin, &c.groups, o);
+    auto model = buildExportModel(c.body().mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, o);
     ASSERT_TRUE(model.ok()) << model.error().message;
     const ExportModel before = *model;
-    ASSERT_TRUE(addExportMesh(*model, c.fit.skeleton, c.mesh, c.skin, "Copy", visor(), o, &c.groups).ok());
+    ASSERT_TRUE(addExportMesh(*model, c.fit.skeleton, c.body().mesh, c.body().skin, "Copy", visor(), o, &c.body().groups).ok());
     ASSERT_EQ(model->meshes.size(), 2u);
     EXPECT_EQ(model->names, before.names);  // the same weights: the same skeleton
     EXPECT_EQ(model->bind_local, before.bind_local);
@@ -471,7 +471,7 @@ TEST(AddExportMesh, ErrorsLeaveTheModelUnchanged) {
   const Character& c = demo();
   ASSERT_TRUE(c.has_skin);
   const Skeleton& s = c.fit.skeleton;
-  auto model = buildExportModel(c.mesh, s, &c.skin, &c.groups, {});
+  auto model = buildExportModel(c.body().mesh, s, &c.body().skin, &c.body().groups, {});
   ASSERT_TRUE(model.ok());
   const std::size_t vertices = model->meshes[0].vertexCount();
   const Mesh b = box(Eigen::Vector3d(0, 0, 1), 0.1);
@@ -496,7 +496,7 @@ TEST(AddExportMesh, ErrorsLeaveTheModelUnchanged) {
               "export: mesh \"Box\": the model was built with every bone; add the mesh the same way");
   expectError(addExportMesh(*model, s, b, skin, "Box", {}, {}, nullptr, std::vector<float>(3, 0.0f)), ErrorCode::kUsage,
               "export: mesh \"Box\": positions do not match the mesh");
-  auto deform = buildExportModel(c.mesh, s, &c.skin, &c.groups, {.deform_only = true});
+  auto deform = buildExportModel(c.body().mesh, s, &c.body().skin, &c.body().groups, {.deform_only = true});
   ASSERT_TRUE(deform.ok());
   const Status st = addExportMesh(*deform, s, b, skin, "Box", {}, {});
   ASSERT_FALSE(st.ok());
@@ -920,7 +920,7 @@ TEST(TwoMeshes, G4mfMeshesSkinnedByTheG4mfRule) {
     EXPECT_TRUE(job.run());
     return out;
   };
-  const std::vector<float> posed[2] = {skin(c.mesh, c.skin), skin(t.box_mesh, t.box_skin)};
+  const std::vector<float> posed[2] = {skin(c.body().mesh, c.body().skin), skin(t.box_mesh, t.box_skin)};
   const Eigen::Matrix4d C = rigToExportFrame();
 
   for (int form = 0; form < 3; ++form) {
@@ -981,6 +981,100 @@ TEST(TwoMeshes, G4mfMeshesSkinnedByTheG4mfRule) {
 // Writes the two-mesh character as .glb, .gltf (+ .bin), embedded .gltf, .g4tf, .g4b and Zstd
 // .g4b into $RIGFIT_EXPORT_SAMPLES (else a temporary folder) for tests/export/two_meshes.sh, which
 // runs the Khronos glTF-Validator, `rigfit validate`, the G4MF schemas and the G4MF rule checker.
+// The demo character with a second mesh of its own: the box around the head, skinned to neck and
+// head, with the visor material. Export writes both meshes on the one skeleton; pose skins both.
+Character twoMeshCharacter() {
+  Character c = demo();
+  const Skeleton& s = c.fit.skeleton;
+  const int head = s.find("head"), neck = s.find("neck");
+  EXPECT_TRUE(head >= 0 && neck >= 0);
+  c.meshes.push_back({.name = "Visor",
+                      .mesh = box(s.heads[static_cast<std::size_t>(head)], 0.1),
+                      .skin = boxSkin(static_cast<std::uint16_t>(neck), static_cast<std::uint16_t>(head), s.size()),
+                      .material = visor()});
+  return c;
+}
+
+TEST(TwoMeshCharacter, ExportsEveryMesh) {
+  const DataSource data = DataSource::builtinDemo();
+  const Character c = twoMeshCharacter();
+  ASSERT_TRUE(c.has_skin);
+  auto glb = exportCharacter(data, c, {}, {.format = ExportFormat::kGlb});
+  ASSERT_TRUE(glb.ok()) << glb.error().message;
+  const tinygltf::Model g = loadGltf(glb->main, true);
+  ASSERT_EQ(g.meshes.size(), 2u);
+  EXPECT_EQ(g.meshes[0].name, "Body");
+  EXPECT_EQ(g.meshes[1].name, "Visor");
+  ASSERT_EQ(g.skins.size(), 1u);
+  ASSERT_EQ(g.materials.size(), 2u);
+  EXPECT_EQ(g.materials[1].name, "Visor");
+  EXPECT_EQ(g.materials[1].alphaMode, "MASK");
+  for (const tinygltf::Node& node : g.nodes) {
+    if (node.mesh >= 0) {
+      EXPECT_EQ(node.skin, 0) << node.name;
+    }
+  }
+  EXPECT_EQ(g.accessors[static_cast<std::size_t>(g.meshes[1].primitives[0].attributes.at("POSITION"))].count,
+            distinctCorners(c.meshes[1].mesh));
+  // The report has an entry per mesh; the body's numbers stay at the top.
+  const ExportReport& r = glb->report;
+  ASSERT_EQ(r.meshes.size(), 2u);
+  EXPECT_EQ(r.meshes[1].name, "Visor");
+  EXPECT_EQ(r.meshes[1].vertices, distinctCorners(c.meshes[1].mesh));
+  EXPECT_EQ(r.meshes[1].triangles, 12u);
+  EXPECT_EQ(r.vertices, r.meshes[0].vertices);
+  ASSERT_NE(exportReportJson(r).find("meshes"), nullptr);
+  // The body's bytes do not depend on the second mesh being there: the same body accessor data.
+  auto alone = exportCharacter(data, demo(), {}, {.format = ExportFormat::kGlb});
+  ASSERT_TRUE(alone.ok());
+  const tinygltf::Model a = loadGltf(alone->main, true);
+  const auto positions = [](const tinygltf::Model& m) {
+    const int acc = m.meshes[0].primitives[0].attributes.at("POSITION");
+    const float* p = accessorData<float>(m, acc);
+    return std::vector<float>(p, p + 3 * m.accessors[static_cast<std::size_t>(acc)].count);
+  };
+  EXPECT_EQ(positions(a), positions(g));
+  // G4MF: both meshes, no issues.
+  for (const ExportFormat f : {ExportFormat::kG4tf, ExportFormat::kG4b}) {
+    auto g4 = exportCharacter(data, c, {}, {.format = f});
+    ASSERT_TRUE(g4.ok()) << g4.error().message;
+    for (const G4mfIssue& i : validateG4mf(g4->main, "two")) ADD_FAILURE() << i.path << ": " << i.message;
+    EXPECT_EQ(g4->report.meshes.size(), 2u);
+  }
+}
+
+TEST(TwoMeshCharacter, PoseSkinsEveryMesh) {
+  const DataSource data = DataSource::builtinDemo();
+  const Character c = twoMeshCharacter();
+  const PoseRequest request{.rotations = {{"head", BoneRotation::Kind::kEulerXyzDegrees, {0, 0, 30, 0}}}};
+  Pose pose;
+  ASSERT_TRUE(buildPose(data, c, request, pose, nullptr).ok());
+  PosedMesh posed;
+  ASSERT_TRUE(poseCharacter(c, pose, false, 1, posed).ok());
+  ASSERT_EQ(posed.more.size(), 1u);
+  const std::vector<float>& box_posed = posed.more[0].positions;
+  ASSERT_EQ(box_posed.size(), c.meshes[1].mesh.positions.size());
+  // The bottom follows the neck (not rotated): unchanged; the top turns with the head: moved.
+  const std::vector<float>& rest = c.meshes[1].mesh.positions;
+  for (std::size_t v = 0; v < 8; ++v) {
+    const double d = std::hypot(box_posed[3 * v] - rest[3 * v], box_posed[3 * v + 1] - rest[3 * v + 1], box_posed[3 * v + 2] - rest[3 * v + 2]);
+    if (v < 4) {
+      EXPECT_LT(d, 1e-6) << v;
+    } else {
+      EXPECT_GT(d, 1e-3) << v;
+    }
+  }
+  // The body is skinned as when it is alone.
+  PosedMesh alone;
+  ASSERT_TRUE(poseCharacter(demo(), pose, false, 1, alone).ok());
+  EXPECT_EQ(alone.positions, posed.positions);
+  EXPECT_TRUE(alone.more.empty());
+  // A pose as the bind pose carries both meshes.
+  auto glb = exportCharacter(data, c, request, {});
+  ASSERT_TRUE(glb.ok()) << glb.error().message;
+  EXPECT_EQ(glb->report.meshes.size(), 2u);
+}
+
 TEST(TwoMeshes, WriteSamples) {
   const TwoMeshes& t = twoMeshes();
   ASSERT_EQ(t.model.meshes.size(), 2u);
@@ -1004,6 +1098,13 @@ TEST(TwoMeshes, WriteSamples) {
     auto bytes = writeG4mf(t.model, {.container = container, .zstd = zstd, .rig_name = "demo"});
     ASSERT_TRUE(bytes.ok()) << bytes.error().message;
     put(name, *bytes);
+  }
+  // The same through the pipeline: a character of two meshes, exported.
+  const Character c = twoMeshCharacter();
+  for (auto [format, name] : {std::pair{ExportFormat::kGlb, "character.glb"}, {ExportFormat::kG4tf, "character.g4tf"}}) {
+    auto files = exportCharacter(DataSource::builtinDemo(), c, {}, {.format = format});
+    ASSERT_TRUE(files.ok()) << files.error().message;
+    put(name, files->main);
   }
 }
 

@@ -29,7 +29,7 @@ inline Pose testPose(const DataSource& data, const Character& c, const std::stri
   const Skeleton& s = c.fit.skeleton;
   for (std::size_t i = 1; i < s.size(); i += 3) {
     const int a = static_cast<int>(i % 7) * 6 - 18, b = static_cast<int>(i % 5) * 8 - 16, g = static_cast<int>(i % 3) * 12 - 12;
-    request.rotate.push_back(s.names[i] + "=" + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(g));
+    request.rotations.push_back({s.names[i], BoneRotation::Kind::kEulerXyzDegrees, {double(a), double(b), double(g), 0.0}});
   }
   Pose pose;
   std::vector<PoseWarning> warnings;
@@ -67,7 +67,7 @@ inline std::string renamedGameEngineGroup(const std::string& g, bool rigify) {
 /// Binds game_engine's renamed weights (renamedGameEngineGroup) to a character loaded without
 /// weights (CharacterOptions::weights = "none").
 inline void bindRenamedWeights(const std::string& data_dir, Character& c, bool rigify) {
-  auto w = readWeights(data_dir + "/rigs/standard/weights.game_engine.json", c.mesh.vertexCount());
+  auto w = readWeights(data_dir + "/rigs/standard/weights.game_engine.json", c.body().mesh.vertexCount());
   ASSERT_TRUE(w.ok()) << w.error().message;
   std::vector<WeightsFile::Group> groups;
   for (auto& g : w->groups)
@@ -76,10 +76,10 @@ inline void bindRenamedWeights(const std::string& data_dir, Character& c, bool r
       groups.push_back(std::move(g));
     }
   w->groups = std::move(groups);
-  auto skin = bindWeights(*w, c.fit.skeleton, c.rig, c.mesh.vertexCount(), &c.binding);
+  auto skin = bindWeights(*w, c.fit.skeleton, c.rig, c.body().mesh.vertexCount(), &c.binding);
   ASSERT_TRUE(skin.ok()) << skin.error().message;
   ASSERT_TRUE(c.binding.unmapped.empty());
-  c.skin = std::move(*skin);
+  c.body().skin = std::move(*skin);
   c.has_skin = true;
 }
 

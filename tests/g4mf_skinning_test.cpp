@@ -43,13 +43,13 @@ TEST_P(G4mfSkinning, FileSkinnedByTheG4mfRuleMatchesPosedMesh) {
   PosedMesh posed;
   ASSERT_TRUE(poseCharacter(*c, pose, false, 1, posed).ok());
 
-  auto model = buildExportModel(c->mesh, s, &c->skin, &c->groups, {});
+  auto model = buildExportModel(c->body().mesh, s, &c->body().skin, &c->body().groups, {});
   ASSERT_TRUE(model.ok()) << model.error().message;
   // File vertex -> hm08 vertex: the writer merges export vertices of one source vertex (same
   // position and influences), numbering them in first-appearance order.
   std::vector<std::uint32_t> source;
   {
-    std::vector<std::uint8_t> seen(c->mesh.vertexCount(), 0);
+    std::vector<std::uint8_t> seen(c->body().mesh.vertexCount(), 0);
     for (std::uint32_t v : model->meshes[0].source_vertex)
       if (!seen[v]) {
         seen[v] = 1;
@@ -68,10 +68,10 @@ TEST_P(G4mfSkinning, FileSkinnedByTheG4mfRuleMatchesPosedMesh) {
     ASSERT_EQ(d->meshes.size(), 1u);
     const G4mfMesh& body = d->meshes[0];
     ASSERT_EQ(body.vertexCount(), source.size());
-    ASSERT_LT(body.vertexCount(), c->mesh.vertexCount());  // helpers and joint cubes left out
+    ASSERT_LT(body.vertexCount(), c->body().mesh.vertexCount());  // helpers and joint cubes left out
     for (std::size_t v = 0; v < source.size(); ++v) {
       const std::size_t sv = source[v];
-      const Eigen::Vector3d rest = (C * Eigen::Vector4d(c->mesh.positions[3 * sv], c->mesh.positions[3 * sv + 1], c->mesh.positions[3 * sv + 2], 1)).head<3>();
+      const Eigen::Vector3d rest = (C * Eigen::Vector4d(c->body().mesh.positions[3 * sv], c->body().mesh.positions[3 * sv + 1], c->body().mesh.positions[3 * sv + 2], 1)).head<3>();
       ASSERT_EQ(body.positions[3 * v + 1], static_cast<float>(rest.y())) << "file vertex " << v << " is not hm08 vertex " << sv;
     }
 

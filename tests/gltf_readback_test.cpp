@@ -38,7 +38,7 @@ TEST_P(GltfReadBack, JointsIbmsAndWeights) {
   for (const Form f : {Form{4, 0, false}, Form{8, 0, false}, Form{4, 8, false}, Form{8, 16, false}, Form{4, 0, true}, Form{8, 8, true}}) {
     SCOPED_TRACE(std::to_string(f.influences) + " influences, " + (f.bits ? std::to_string(f.bits) + "-bit" : std::string("float")) +
                  (f.deform_only ? ", deform-only" : ""));
-    auto model = buildExportModel(c->mesh, sk, &c->skin, &c->groups, {.deform_only = f.deform_only});
+    auto model = buildExportModel(c->body().mesh, sk, &c->body().skin, &c->body().groups, {.deform_only = f.deform_only});
     ASSERT_TRUE(model.ok()) << model.error().message;
     std::vector<std::uint16_t> joints, quantized;
     std::vector<float> weights;

@@ -52,7 +52,7 @@ TEST_P(GltfSkinning, PosedGlbMatchesRigfitWithinTenMicrometres) {
   const Pose pose = test::testPose(data, *c, GetParam().pose_file);
   PosedMesh posed;
   ASSERT_TRUE(poseCharacter(*c, pose, false, 1, posed).ok());
-  auto model = buildExportModel(c->mesh, sk, &c->skin, &c->groups, {.deform_only = GetParam().deform_only});
+  auto model = buildExportModel(c->body().mesh, sk, &c->body().skin, &c->body().groups, {.deform_only = GetParam().deform_only});
   ASSERT_TRUE(model.ok()) << model.error().message;
   std::vector<std::uint16_t> joints, quantized;
   std::vector<float> weights;

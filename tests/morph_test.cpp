@@ -194,7 +194,7 @@ TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
   ASSERT_TRUE(shaped.ok()) << shaped.error().message;
 
   CharacterExportOptions options;
-  options.morphs = {target + "=jawOpen", "nose/nose-base-up"};
+  options.morphs = {{target, "jawOpen"}, {"nose/nose-base-up", "nose-base-up"}};
   auto with_morphs = exportCharacter(data, *base, {}, options);
   ASSERT_TRUE(with_morphs.ok()) << with_morphs.error().message;
   auto plain_shaped = exportCharacter(data, *shaped, {}, {});
@@ -229,21 +229,21 @@ TEST(MorphShipped, DeltasEqualTheTargetAppliedAsAShape) {
   EXPECT_EQ(g.meshes[0].extras.Get("targetNames").Get(0).Get<std::string>(), "jawOpen");
   EXPECT_EQ(g.meshes[0].extras.Get("targetNames").Get(1).Get<std::string>(), "nose-base-up");
   // The report lists them; an empty name and a missing file are errors.
-  ASSERT_NE(with_morphs->report.find("morphs"), nullptr);
-  EXPECT_EQ(with_morphs->report.find("morphs")->size(), 2u);
-  options.morphs = {target + "="};
-  auto unnamed = exportCharacter(data, *base, {}, options);
+  ASSERT_EQ(with_morphs->report.morphs.size(), 2u);
+  EXPECT_EQ(exportReportJson(with_morphs->report).find("morphs")->size(), 2u);
+  auto unnamed = parseMorphSpec(target + "=");
   ASSERT_FALSE(unnamed.ok());
-  EXPECT_NE(unnamed.error().message.find("expected PATH or PATH=NAME"), std::string::npos);
+  EXPECT_EQ(unnamed.error().message, "morph \"" + target + "=\": expected PATH or PATH=NAME (PATH relative to targets/)");
   // A folder stands for its targets in name order.
-  options.morphs = {"expression/units/asian/"};
+  options.morphs = {*parseMorphSpec("expression/units/asian/")};
   auto folder = exportCharacter(data, *base, {}, options);
   ASSERT_TRUE(folder.ok()) << folder.error().message;
-  const Json* listed = folder->report.find("morphs");
+  const Json report = exportReportJson(folder->report);
+  const Json* listed = report.find("morphs");
   ASSERT_EQ(listed->size(), 34u);
   EXPECT_EQ(listed->items()[0].find("name")->asString(), "eye-left-closure");
   EXPECT_EQ(listed->items()[33].find("name")->asString(), "nose-right-elevation");
-  options.morphs = {"expression/none"};
+  options.morphs = {*parseMorphSpec("expression/none")};
   auto missing = exportCharacter(data, *base, {}, options);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("expression/none.target.gz: no such target"), std::string::npos) << missing.error().message;
@@ -261,19 +261,19 @@ TEST(MorphShipped, PosedBindPoseCarriesTheDeltasThroughTheSkinning) {
   ASSERT_TRUE(base.ok()) << base.error().message;
   const std::string target = "expression/units/caucasian/mouth-open";
   TargetCache cache(data);
-  auto t = cache.get(target, base->mesh.vertexCount());
+  auto t = cache.get(target, base->body().mesh.vertexCount());
   ASSERT_TRUE(t.ok());
   Character moved = *base;
   for (std::size_t k = 0; k < (*t)->vertices.size(); ++k)
     for (std::size_t j = 0; j < 3; ++j) {
-      float& p = moved.mesh.positions[3 * std::size_t((*t)->vertices[k]) + j];
+      float& p = moved.body().mesh.positions[3 * std::size_t((*t)->vertices[k]) + j];
       p = static_cast<float>(static_cast<double>(p) + (*t)->offsets[3 * k + j]);
     }
   PoseRequest pose;
   pose.pose_file = "game_engine_fk/t-pose.json";
-  pose.rotate = {"head=0,0,-30", "neck_01=20,0,0"};
+  pose.rotations = {{"head", BoneRotation::Kind::kEulerXyzDegrees, {0, 0, -30, 0}}, {"neck_01", BoneRotation::Kind::kEulerXyzDegrees, {20, 0, 0, 0}}};
   CharacterExportOptions options;
-  options.morphs = {target};
+  options.morphs = {*parseMorphSpec(target)};
   auto with_morph = exportCharacter(data, *base, pose, options);
   ASSERT_TRUE(with_morph.ok()) << with_morph.error().message;
   auto expected = exportCharacter(data, moved, pose, {});
@@ -288,7 +288,7 @@ TEST(MorphShipped, PosedBindPoseCarriesTheDeltasThroughTheSkinning) {
   double worst = 0.0, worst_normal = 0.0, largest = 0.0, unposed_gap = 0.0;
   // The deltas turned with the head: the rest-pose deltas differ from them.
   CharacterExportOptions rest_options;
-  rest_options.morphs = {target};
+  rest_options.morphs = {*parseMorphSpec(target)};
   auto at_rest = exportCharacter(data, *base, {}, rest_options);
   ASSERT_TRUE(at_rest.ok());
   const tinygltf::Model r = loadGlb(at_rest->main);
@@ -352,17 +352,19 @@ TEST(MorphShipped, NormalDeltasEqualTheWholeBodyRecomputed) {
 }
 
 TEST(CharacterExport, BaseColorParses) {
-  std::array<float, 4> c{};
-  ASSERT_TRUE(parseBaseColor("0.9,0.7,0.6", "--base-color", c).ok());
-  EXPECT_EQ(c, (std::array<float, 4>{0.9f, 0.7f, 0.6f, 1.0f}));
-  ASSERT_TRUE(parseBaseColor("0,1,0.5,0.25", "--base-color", c).ok());
-  EXPECT_EQ(c, (std::array<float, 4>{0.0f, 1.0f, 0.5f, 0.25f}));
+  auto c = parseBaseColor("0.9,0.7,0.6");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c, (std::array<float, 4>{0.9f, 0.7f, 0.6f, 1.0f}));
+  c = parseBaseColor("0,1,0.5,0.25");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c, (std::array<float, 4>{0.0f, 1.0f, 0.5f, 0.25f}));
   for (const char* bad : {"", "1,1", "1,1,1,1,1", "1,,1", "1,1,2", "1,1,-0.5", "1,1,x", "1,1,nan", "1,1,1 "}) {
-    auto st = parseBaseColor(bad, "--base-color", c);
+    auto st = parseBaseColor(bad);
     ASSERT_FALSE(st.ok()) << bad;
-    EXPECT_EQ(st.error().message, "--base-color \"" + std::string(bad) + "\": expected R,G,B or R,G,B,A, each from 0 to 1");
+    EXPECT_EQ(st.error().message, "colour \"" + std::string(bad) + "\": expected R,G,B or R,G,B,A, each from 0 to 1");
+    EXPECT_EQ(replaceSubject(st.error(), "--base-color").message,
+              "--base-color \"" + std::string(bad) + "\": expected R,G,B or R,G,B,A, each from 0 to 1");
   }
-  EXPECT_EQ(c, (std::array<float, 4>{0.0f, 1.0f, 0.5f, 0.25f}));  // unchanged by the errors
 }
 
 }  // namespace

@@ -704,20 +704,28 @@ TEST(PoseFile, MalformedFilesAreErrorsAndLeaveThePoseAlone) {
 // ---------------------------------------------------------------------------------------------
 // Command-line forms
 
+// Parses the command-line form and applies it (what the CLI does with --rotate / --rotate-quat).
+Status applyText(std::string_view arg, BoneRotation::Kind kind, const Skeleton& s, Pose& p) {
+  auto r = parseBoneRotation(arg, kind);
+  if (!r) return r.error();
+  return applyBoneRotation(*r, s, p);
+}
+
 TEST(PoseArgs, RotateSetsXyzEulerInDegrees) {
   const Skeleton s =
       makeSkeleton({{"upperarm01.L", -1, {0, 0, 0}, {0, 1, 0}}, {"mixamorig:Hips", 0, {0, 1, 0}, {0, 2, 0}}});
+  constexpr auto kEuler = BoneRotation::Kind::kEulerXyzDegrees;
   Pose p;
-  ASSERT_TRUE(applyRotateArg("upperarm01.L=90, -45,+30", s, p).ok());
+  ASSERT_TRUE(applyText("upperarm01.L=90, -45,+30", kEuler, s, p).ok());
   ASSERT_EQ(p.bones.size(), 2u);
   EXPECT_EQ(p.bones[0].rotation_mode, RotationMode::kXYZ);
   EXPECT_NEAR(p.bones[0].euler.x(), std::numbers::pi / 2, 1e-15);
   EXPECT_NEAR(p.bones[0].euler.y(), -std::numbers::pi / 4, 1e-15);
   EXPECT_NEAR(p.bones[0].euler.z(), std::numbers::pi / 6, 1e-15);
   p.bones[1].rotation_mode = RotationMode::kQuaternion;
-  ASSERT_TRUE(applyRotateArg("mixamorig:Hips=0,0,1e1", s, p).ok());
+  ASSERT_TRUE(applyText("mixamorig:Hips=0,0,1e1", kEuler, s, p).ok());
   EXPECT_EQ(p.bones[1].rotation_mode, RotationMode::kXYZ);
-  ASSERT_TRUE(applyRotateQuatArg("mixamorig:Hips=1,0,0,1", s, p).ok());
+  ASSERT_TRUE(applyText("mixamorig:Hips=1,0,0,1", BoneRotation::Kind::kQuaternion, s, p).ok());
   EXPECT_EQ(p.bones[1].rotation_mode, RotationMode::kQuaternion);
   EXPECT_EQ(p.bones[1].quaternion, Eigen::Vector4d(1, 0, 0, 1));
   EXPECT_MAT_NEAR(rotationMatrix(p.bones[1]), rz(std::numbers::pi / 2), 1e-15);
@@ -725,42 +733,48 @@ TEST(PoseArgs, RotateSetsXyzEulerInDegrees) {
 
 TEST(PoseArgs, MalformedArgumentsAreOneLineErrors) {
   const Skeleton s = makeSkeleton({{"spine", -1, {0, 0, 0}, {0, 1, 0}}});
+  constexpr auto kEuler = BoneRotation::Kind::kEulerXyzDegrees;
   const std::pair<const char*, const char*> rotate[] = {
-      {"spine", R"(--rotate "spine": expected BONE=RX,RY,RZ (degrees, XYZ Euler))"},
-      {"=1,2,3", R"(--rotate "=1,2,3": expected BONE=RX,RY,RZ (degrees, XYZ Euler))"},
+      {"spine", R"(rotation "spine": expected BONE=RX,RY,RZ (degrees, XYZ Euler))"},
+      {"=1,2,3", R"(rotation "=1,2,3": expected BONE=RX,RY,RZ (degrees, XYZ Euler))"},
       {"spine=1,2",
-       R"(--rotate "spine=1,2": expected 3 comma-separated numbers RX,RY,RZ (degrees, XYZ Euler) after '=', found 2)"},
+       R"(rotation "spine=1,2": expected 3 comma-separated numbers RX,RY,RZ (degrees, XYZ Euler) after '=', found 2)"},
       {"spine=",
-       R"(--rotate "spine=": expected 3 comma-separated numbers RX,RY,RZ (degrees, XYZ Euler) after '=', found 0)"},
-      {"spine=1,2,", R"(--rotate "spine=1,2,": "" is not a number)"},
-      {"spine=1,x,3", R"(--rotate "spine=1,x,3": "x" is not a number)"},
-      {"spine=1,2deg,3", R"(--rotate "spine=1,2deg,3": "2deg" is not a number)"},
-      {"spine=1,inf,3", R"(--rotate "spine=1,inf,3": "inf" is not a finite number)"},
+       R"(rotation "spine=": expected 3 comma-separated numbers RX,RY,RZ (degrees, XYZ Euler) after '=', found 0)"},
+      {"spine=1,2,", R"(rotation "spine=1,2,": "" is not a number)"},
+      {"spine=1,x,3", R"(rotation "spine=1,x,3": "x" is not a number)"},
+      {"spine=1,2deg,3", R"(rotation "spine=1,2deg,3": "2deg" is not a number)"},
+      {"spine=1,inf,3", R"(rotation "spine=1,inf,3": "inf" is not a finite number)"},
   };
   for (const auto& [arg, message] : rotate) {
     Pose p = Pose::rest(s);
-    const Status st = applyRotateArg(arg, s, p);
+    const Status st = applyText(arg, kEuler, s, p);
     ASSERT_FALSE(st.ok()) << arg;
     EXPECT_EQ(st.error().code, ErrorCode::kUsage);
     EXPECT_EQ(st.error().message, message);
+    EXPECT_EQ(replaceSubject(st.error(), "--rotate").message, "--rotate" + std::string(message).substr(8));
     EXPECT_EQ(p.bones[0].euler, Vector3d::Zero());
   }
   Pose p = Pose::rest(s);
-  Status st = applyRotateArg("neck=1,2,3", s, p);
+  Status st = applyText("neck=1,2,3", kEuler, s, p);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code, ErrorCode::kMismatch);
-  EXPECT_EQ(st.error().message, R"(--rotate "neck=1,2,3": no bone "neck" in the skeleton (available: spine))");
-  st = applyRotateArg("spin=1,2,3", s, p);
+  EXPECT_EQ(st.error().message, R"(rotation: no bone "neck" in the skeleton (available: spine))");
+  st = applyText("spin=1,2,3", kEuler, s, p);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error().message, R"(--rotate "spin=1,2,3": no bone "spin" in the skeleton (did you mean "spine"?))");
-  st = applyRotateQuatArg("spine=1,0,0", s, p);
+  EXPECT_EQ(st.error().message, R"(rotation: no bone "spin" in the skeleton (did you mean "spine"?))");
+  st = applyText("spine=1,0,0", BoneRotation::Kind::kQuaternion, s, p);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(
-      st.error().message,
-      R"(--rotate-quat "spine=1,0,0": expected 4 comma-separated numbers W,X,Y,Z (quaternion) after '=', found 3)");
-  st = applyRotateQuatArg("spine=0,0,0,0", s, p, "-q");
+  EXPECT_EQ(st.error().message,
+            R"(rotation "spine=1,0,0": expected 4 comma-separated numbers W,X,Y,Z (quaternion) after '=', found 3)");
+  st = applyText("spine=0,0,0,0", BoneRotation::Kind::kQuaternion, s, p);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error().message, R"(-q "spine=0,0,0,0": the quaternion has length 0)");
+  EXPECT_EQ(replaceSubject(st.error(), "-q").message, R"(-q "spine=0,0,0,0": the quaternion has length 0)");
+  // A typed quaternion of length 0 is refused when applied too, the pose unchanged.
+  st = applyBoneRotation({"spine", BoneRotation::Kind::kQuaternion, {0, 0, 0, 0}}, s, p);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, R"(rotation of "spine": the quaternion has length 0)");
+  EXPECT_EQ(p.bones[0].rotation_mode, Pose::rest(s).bones[0].rotation_mode);
 }
 
 // ---------------------------------------------------------------------------------------------

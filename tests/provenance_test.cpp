@@ -34,10 +34,10 @@ TEST(Provenance, WeightsFileAndItsLicenceAreRecorded) {
   EXPECT_EQ(weights.Get("file").Get<std::string>(), "weights.mixamo_unity.json");  // a name, not the data folder's path
   EXPECT_EQ(weights.Get("license").Get<std::string>(), "CC0");
   EXPECT_EQ(weights.Get("copyright").Get<std::string>(), "(c) the guy who clicked the save weights button");
-  EXPECT_EQ(glb->report.find("weights")->find("license")->asString(), "CC0");
+  EXPECT_EQ(exportReportJson(glb->report).find("weights")->find("license")->asString(), "CC0");
 
   CharacterExportOptions g4;
-  g4.format = "g4tf";
+  g4.format = ExportFormat::kG4tf;
   auto text = exportCharacter(data, *c, {}, g4);
   ASSERT_TRUE(text.ok()) << text.error().message;
   EXPECT_TRUE(validateG4mf(text->main, "p.g4tf").empty());

@@ -178,18 +178,18 @@ TEST(Shape, ModifiersResolveThroughTargetJson) {
   auto e = resolveModifiers(**tj, bad);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().message,
-            "--modifier \"nose/no-such-thing\": no modifier or target \"no-such-thing\" in group \"nose\" (available: "
+            "modifier \"nose/no-such-thing\": no modifier or target \"no-such-thing\" in group \"nose\" (available: "
             "nose-nostrils-angle-down-up, nose-nostrils-angle-down, nose-nostrils-angle-up, and 60 more)");
   // A near miss names the modifier or group meant.
   const std::vector<std::pair<std::string, double>> typo = {{"nose/nose-flaring-decr-inc", 1.0}};
   auto t = resolveModifiers(**tj, typo);
   ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.error().message, "--modifier \"nose/nose-flaring-decr-inc\": no modifier or target \"nose-flaring-decr-inc\" in "
+  EXPECT_EQ(t.error().message, "modifier \"nose/nose-flaring-decr-inc\": no modifier or target \"nose-flaring-decr-inc\" in "
                                "group \"nose\" (did you mean \"nose-flaring-decr-incr\"?)");
   const std::vector<std::pair<std::string, double>> group = {{"noes/nose-flaring-decr-incr", 1.0}};
   auto g = resolveModifiers(**tj, group);
   ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.error().message, "--modifier \"noes/nose-flaring-decr-incr\": no modifier group \"noes\" (did you mean \"nose\"?)");
+  EXPECT_EQ(g.error().message, "modifier \"noes/nose-flaring-decr-incr\": no modifier group \"noes\" (did you mean \"nose\"?)");
 }
 
 }  // namespace

@@ -1142,16 +1142,16 @@ TEST(CharacterWeights, EarlySkinIsTheFittedSkeletonsSkin) {
         EXPECT_EQ(topology->names, c->fit.skeleton.names) << o.rig;
         EXPECT_EQ(topology->parents, c->fit.skeleton.parents) << o.rig;
       }
-      auto file = readWeights(weights_path, c->mesh.vertexCount());
+      auto file = readWeights(weights_path, c->body().mesh.vertexCount());
       ASSERT_TRUE(file.ok()) << file.error().message;
       WeightsBinding binding;
-      auto skin = bindWeights(*file, c->fit.skeleton, c->rig, c->mesh.vertexCount(), &binding);
+      auto skin = bindWeights(*file, c->fit.skeleton, c->rig, c->body().mesh.vertexCount(), &binding);
       ASSERT_TRUE(skin.ok()) << skin.error().message;
-      EXPECT_EQ(c->skin.bone_count, skin->bone_count) << o.rig;
-      EXPECT_EQ(c->skin.offsets, skin->offsets) << o.rig;
-      EXPECT_EQ(c->skin.bones, skin->bones) << o.rig;
-      EXPECT_EQ(c->skin.weights, skin->weights) << o.rig;
-      EXPECT_EQ(c->skin.mask_names, skin->mask_names) << o.rig;
+      EXPECT_EQ(c->body().skin.bone_count, skin->bone_count) << o.rig;
+      EXPECT_EQ(c->body().skin.offsets, skin->offsets) << o.rig;
+      EXPECT_EQ(c->body().skin.bones, skin->bones) << o.rig;
+      EXPECT_EQ(c->body().skin.weights, skin->weights) << o.rig;
+      EXPECT_EQ(c->body().skin.mask_names, skin->mask_names) << o.rig;
       EXPECT_EQ(c->binding.unmapped, binding.unmapped) << o.rig;
       EXPECT_EQ(c->binding.unweighted_bones, binding.unweighted_bones) << o.rig;
       ASSERT_EQ(c->binding.matches.size(), binding.matches.size()) << o.rig;

@@ -12,6 +12,7 @@
 
 #include "rigfit/data.hpp"
 #include "rigfit/error.hpp"
+#include "rigfit/export_model.hpp"
 #include "rigfit/fit.hpp"
 #include "rigfit/mesh.hpp"
 #include "rigfit/rig.hpp"
@@ -55,11 +56,22 @@ struct CharacterOptions {
   int threads = 1;
 };
 
+/// One skinned mesh of a character, on the character's skeleton.
+struct CharacterMesh {
+  std::string name = "Body";  ///< the exported mesh's name
+  Mesh mesh;
+  VertexGroups groups;        ///< the body's: helper geometry and masks (may be empty for others)
+  Skin skin;                  ///< weights over the character's skeleton, one row per vertex
+  ExportMaterial material;    ///< glTF/G4MF material (the body's base colour comes from the export options)
+};
+
+/// One skeleton and many skinned meshes: the body is meshes[0] (fitted, shaped when a shape was
+/// asked), further meshes (clothes, hair, props) follow; posing skins every mesh and export
+/// writes every mesh. Morph targets apply to the body.
 struct Character {
-  Mesh mesh;                   ///< the body as fitted and skinned (shaped when a shape was asked)
-  std::string mesh_label;
+  std::vector<CharacterMesh> meshes;
+  std::string mesh_label;  ///< where the body came from
   std::vector<std::pair<std::string, double>> targets_applied;
-  VertexGroups groups;
   RigDefinition rig;
   std::string rig_name;
   FitResult fit;
@@ -68,8 +80,9 @@ struct Character {
   /// What the weights file says of itself: its "name", "license" and "copyright" (those that are
   /// strings), kept so an export can record where its weights came from and under which licence.
   Json weights_statements = Json::object();
-  Skin skin;
-  WeightsBinding binding;
+  WeightsBinding binding;  ///< how the weights file's groups met the body's skeleton
+  CharacterMesh& body() { return meshes.front(); }
+  const CharacterMesh& body() const { return meshes.front(); }
 };
 
 /// The weights file MPFB uses for a rig: rigs/<standard|rigify>/weights.<name>.json, first existing

@@ -4,17 +4,20 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "rigfit/character.hpp"
 #include "rigfit/json.hpp"
+#include "rigfit/pipeline_options.hpp"
 #include "rigfit/posing.hpp"
 
 namespace rigfit {
 
 struct CharacterExportOptions {
-  std::string format = "glb";  ///< "glb", "gltf", "g4tf" or "g4b"
+  ExportFormat format = ExportFormat::kGlb;
   bool embed = false;          ///< .gltf: the buffer as a data URI instead of a .bin
   std::string bin_name;        ///< .gltf without embed: the .bin's file name written into the .gltf
   int influences = 4;          ///< glTF: 4 or 8 per vertex
@@ -24,31 +27,64 @@ struct CharacterExportOptions {
   bool deform_only = false;    ///< only bones that carry weight, re-parented across removed ones
   bool compress = false;       ///< .g4b: Zstandard chunks
   int threads = 1;             ///< threads for the computed normals (the bytes do not depend on it)
-  /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0:
-  /// each "PATH" or "PATH=NAME" or "DIR/" (every target in targets/DIR, in name order), PATH
-  /// relative to the data's targets/ without extension (as
-  /// --target), NAME by default PATH's last part. With a pose as the bind pose, the deltas are
-  /// the target's change to the posed body (carried through each vertex's skinning).
-  std::vector<std::string> morphs;
+  /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0,
+  /// in order (a whole folder's in name order). With a pose as the bind pose, the deltas are the
+  /// target's change to the posed body (carried through each vertex's skinning).
+  std::vector<MorphSpec> morphs;
   /// glTF: the body material's linear RGBA base colour (see ExportMaterial::base_color; alpha below 1 blends).
   std::array<float, 4> base_color = {0.8f, 0.8f, 0.8f, 1.0f};
   /// Where the morph targets are read (optional: a batch shares one, so each file is read once).
   TargetCache* targets = nullptr;
 };
 
+/// Where an export's weights came from: the weights file by name (not path: the bytes do not
+/// depend on where the data is) and what it says of itself ("name", "license", "copyright").
+struct WeightsProvenance {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> statements;
+};
+
+/// What an export wrote, for `--report` and the batch summary (exportReportJson).
+struct ExportReport {
+  struct Mesh {
+    std::string name;
+    std::size_t vertices = 0, triangles = 0;
+  };
+  struct Morph {
+    std::string name;
+    std::size_t vertices = 0;  ///< export vertices the morph moves
+  };
+  /// glTF only: the top-K influence limit and what it dropped.
+  struct Influences {
+    int per_vertex = 4;
+    std::size_t vertices_limited = 0;
+    double max_dropped_weight = 0.0;
+  };
+  ExportFormat format = ExportFormat::kGlb;
+  std::string rig;
+  std::size_t joints = 0;
+  std::optional<std::vector<std::string>> removed_bones;  ///< with deform_only: the bones left out
+  WeightsProvenance weights;
+  std::size_t vertices = 0, triangles = 0;  ///< of the body (meshes[0])
+  std::vector<Mesh> meshes;                 ///< every exported mesh, the body first
+  std::vector<Morph> morphs;                ///< the body's morph targets
+  std::optional<Influences> influences;
+  std::size_t unweighted_vertices = 0;      ///< body vertices without influences
+  std::vector<std::string> unmapped_groups;  ///< weights groups that name no bone
+  std::vector<std::string> warnings;
+  std::size_t bytes = 0;                    ///< main file + .bin
+};
+
+/// The report as JSON, keys in a fixed order (the format of `rigfit export --report` and of each
+/// line's "report" in a batch summary). "meshes" is written only for more than one mesh.
+Json exportReportJson(const ExportReport& report);
+
 struct CharacterExport {
   std::string main;  ///< the .glb/.gltf/.g4tf/.g4b bytes
   std::string bin;   ///< the .bin of a non-embedded .gltf (empty otherwise)
-  Json report;       ///< format, rig, joints, vertices, triangles, influences, warnings, bytes
+  ExportReport report;
   std::vector<std::string> warnings;  ///< pose warnings (bones the rig lacks, ...)
 };
-
-/// Parses "R,G,B" or "R,G,B,A" (each from 0 to 1) into `out` (alpha 1 when not given); the error
-/// names `what` (the option or key).
-[[nodiscard]] Status parseBaseColor(std::string_view text, std::string_view what, std::array<float, 4>& out);
-
-/// "glb", "gltf", "g4tf" or "g4b" from a file name's extension; empty when it is none of them.
-std::string exportFormatOf(const std::string& path);
 
 /// Exports a loaded character (it must have a skin). A pose in `pose` becomes the bind pose
 /// (skeleton, body and normals together); pose files are looked up in `data` as `rigfit pose` does.

@@ -11,6 +11,7 @@
 
 #include "rigfit/error.hpp"
 #include "rigfit/json.hpp"
+#include "rigfit/pipeline_options.hpp"
 #include "rigfit/rig.hpp"
 #include "rigfit/skeleton.hpp"
 
@@ -80,19 +81,10 @@ struct PoseWarning {
 [[nodiscard]] Status applyPoseJson(const Json& pose_file, std::string_view label, const Skeleton& skeleton,
                                    Pose& pose, std::vector<PoseWarning>* warnings, bool partial = false);
 
-/// The command-line form `BONE=RX,RY,RZ`: sets BONE's rotation mode to XYZ Euler and its Euler
-/// angles to RX, RY, RZ degrees (other channels unchanged). Numbers may carry a sign and spaces
-/// around them; BONE is everything before the last '='. Errors are one line starting with
-/// `option` and the quoted argument, e.g. `--rotate "foo=1,2,3": no bone "foo" in the skeleton`
-/// (kUsage for a malformed argument, kMismatch for an unknown bone); `pose` is then unchanged.
-/// `pose` is first reset to Pose::rest(skeleton) if it does not have one entry per bone.
-[[nodiscard]] Status applyRotateArg(std::string_view arg, const Skeleton& skeleton, Pose& pose,
-                                    std::string_view option = "--rotate");
-
-/// The command-line form `BONE=W,X,Y,Z`: sets BONE's rotation mode to QUATERNION and its
-/// quaternion to (W, X, Y, Z) (normalised when used). As applyRotateArg; a quaternion of length 0
-/// is an error here (Blender would read it as a half turn about X).
-[[nodiscard]] Status applyRotateQuatArg(std::string_view arg, const Skeleton& skeleton, Pose& pose,
-                                        std::string_view option = "--rotate-quat");
+/// Sets one bone's rotation mode and rotation (Euler degrees, or a quaternion, normalised when
+/// used). Errors: kMismatch `rotation: no bone "B" in the skeleton (...)`, kUsage for a quaternion
+/// of length 0; `pose` is then unchanged. `pose` is first reset to Pose::rest(skeleton) if it does
+/// not have one entry per bone.
+[[nodiscard]] Status applyBoneRotation(const BoneRotation& rotation, const Skeleton& skeleton, Pose& pose);
 
 }  // namespace rigfit

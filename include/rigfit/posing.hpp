@@ -11,24 +11,30 @@
 namespace rigfit {
 
 struct PoseRequest {
-  std::string pose_file;                 ///< MPFB pose JSON path (or relative to the data's poses/)
-  std::vector<std::string> rotate;       ///< "BONE=RX,RY,RZ" degrees, XYZ Euler
-  std::vector<std::string> rotate_quat;  ///< "BONE=W,X,Y,Z"
-  bool any() const { return !pose_file.empty() || !rotate.empty() || !rotate_quat.empty(); }
+  std::string pose_file;               ///< MPFB pose JSON path (or relative to the data's poses/)
+  std::vector<BoneRotation> rotations;  ///< applied in order after the file
+  bool any() const { return !pose_file.empty() || !rotations.empty(); }
 };
 
 /// The rest pose of the character with the request applied (file first, then rotations).
 [[nodiscard]] Status buildPose(const DataSource& data, const Character& character, const PoseRequest& request, Pose& pose,
                                std::vector<PoseWarning>* warnings);
 
-struct PosedMesh {
-  std::vector<Eigen::Matrix4d> pose_matrices;  ///< armature space, per skeleton bone
-  std::vector<float> positions;                ///< 3 per mesh vertex, rig frame
-  std::vector<float> normals;                  ///< 3 per OBJ `vn` (empty when the OBJ has none)
+/// One skinned mesh's posed streams.
+struct PosedStreams {
+  std::vector<float> positions;  ///< 3 per mesh vertex, rig frame
+  std::vector<float> normals;    ///< 3 per OBJ `vn` (empty when the OBJ has none)
 };
 
-/// Poses the skeleton and skins the mesh (the character must have a skin). Each OBJ normal is
-/// deformed with the influences of the first vertex that uses it.
+struct PosedMesh {
+  std::vector<Eigen::Matrix4d> pose_matrices;  ///< armature space, per skeleton bone
+  std::vector<float> positions;                ///< the body (meshes[0]): 3 per mesh vertex, rig frame
+  std::vector<float> normals;                  ///< the body: 3 per OBJ `vn` (empty when the OBJ has none)
+  std::vector<PosedStreams> more;              ///< meshes[1..], in order
+};
+
+/// Poses the skeleton and skins every mesh of the character (it must have a skin). Each OBJ
+/// normal is deformed with the influences of the first vertex that uses it.
 [[nodiscard]] Status poseCharacter(const Character& character, const Pose& pose, bool dual_quaternion, int threads,
                                    PosedMesh& out);
 

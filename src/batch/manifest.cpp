@@ -141,8 +141,8 @@ Status parseShape(const Checker& ck, const Json& v, ShapeRequest& shape) {
 Status parsePose(const Checker& ck, const Json& v, PoseRequest& pose) {
   RIGFIT_TRY(ck.object(v, "pose", {"file", "rotate", "rotate_quat"}));
   if (const Json* f = v.find("file")) RIGFIT_TRY(ck.string(*f, "pose.file", pose.pose_file));
-  // Rotations become the command line's BONE=A,B,C arguments (shortest exact text: the same doubles).
-  auto rotations = [&](const char* key, std::size_t count, std::vector<std::string>& out) -> Status {
+  auto rotations = [&](const char* key, BoneRotation::Kind kind) -> Status {
+    const std::size_t count = kind == BoneRotation::Kind::kEulerXyzDegrees ? 3 : 4;
     const Json* m = v.find(key);
     if (!m) return {};
     const std::string base = std::string("pose.") + key;
@@ -151,18 +151,19 @@ Status parsePose(const Checker& ck, const Json& v, PoseRequest& pose) {
       const std::string path = jsonPathKey(base, bone);
       if (!value.isArray() || value.size() != count)
         return ck.error(path, "expected an array of " + std::to_string(count) + " numbers");
-      std::string arg = bone + "=";
+      BoneRotation r{.bone = bone, .kind = kind};
       for (std::size_t i = 0; i < count; ++i) {
         const Json& x = value.items()[i];
         if (!x.isNumber() || !std::isfinite(x.asDouble())) return ck.error(jsonPathIndex(path, i), "expected a number");
-        arg += (i ? "," : "") + numberText(x.asDouble());
+        r.values[i] = x.asDouble();
       }
-      out.push_back(std::move(arg));
+      if (kind == BoneRotation::Kind::kQuaternion && r.values == std::array<double, 4>{}) return ck.error(path, "the quaternion has length 0");
+      pose.rotations.push_back(std::move(r));
     }
     return {};
   };
-  RIGFIT_TRY(rotations("rotate", 3, pose.rotate));
-  RIGFIT_TRY(rotations("rotate_quat", 4, pose.rotate_quat));
+  RIGFIT_TRY(rotations("rotate", BoneRotation::Kind::kEulerXyzDegrees));
+  RIGFIT_TRY(rotations("rotate_quat", BoneRotation::Kind::kQuaternion));
   return {};
 }
 
@@ -180,9 +181,12 @@ Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) 
   if (const Json* x = v.find("morphs")) {
     if (!x->isArray()) return ck.error("export.morphs", std::string("expected an array of \"PATH[=NAME]\" strings, found ") + jsonTypeName(x->type()));
     for (std::size_t i = 0; i < x->size(); ++i) {
-      std::string morph;
-      RIGFIT_TRY(ck.string(x->items()[i], jsonPathIndex("export.morphs", i), morph));
-      o.morphs.push_back(std::move(morph));
+      std::string text;
+      const std::string path = jsonPathIndex("export.morphs", i);
+      RIGFIT_TRY(ck.string(x->items()[i], path, text));
+      auto morph = parseMorphSpec(text);
+      if (!morph) return ck.error(path, morph.error().message);
+      o.morphs.push_back(std::move(*morph));
     }
   }
   if (const Json* x = v.find("influences")) RIGFIT_TRY(ck.choice(*x, "export.influences", {4, 8}, o.influences));
@@ -192,11 +196,11 @@ Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) 
   if (const Json* x = v.find("deform_only")) RIGFIT_TRY(ck.boolean(*x, "export.deform_only", o.deform_only));
   if (const Json* x = v.find("compress")) RIGFIT_TRY(ck.boolean(*x, "export.compress", o.compress));
   if (const Json* x = v.find("embed")) RIGFIT_TRY(ck.boolean(*x, "export.embed", o.embed));
-  const bool gltf = o.format == "glb" || o.format == "gltf";
-  if (!gltf && (v.contains("influences") || v.contains("quantize") || v.contains("weight_bits") || v.contains("base_color")))
-    return ck.error("export", "influences, quantize, weight_bits and base_color are glTF options; format is \"" + o.format + "\"");
-  if (o.format != "gltf" && v.contains("embed")) return ck.error("export.embed", "only for format \"gltf\"");
-  if (o.format != "g4b" && v.contains("compress")) return ck.error("export.compress", "only for format \"g4b\"");
+  if (!isGltf(o.format) && (v.contains("influences") || v.contains("quantize") || v.contains("weight_bits") || v.contains("base_color")))
+    return ck.error("export", "influences, quantize, weight_bits and base_color are glTF options; format is \"" +
+                                  std::string(exportFormatName(o.format)) + "\"");
+  if (o.format != ExportFormat::kGltf && v.contains("embed")) return ck.error("export.embed", "only for format \"gltf\"");
+  if (o.format != ExportFormat::kG4b && v.contains("compress")) return ck.error("export.compress", "only for format \"g4b\"");
   if (v.contains("weight_bits") && !o.quantize) return ck.error("export.weight_bits", "only with \"quantize\": true");
   return {};
 }
@@ -236,9 +240,11 @@ Expected<BatchEntry> parseBatchEntry(const ManifestLine& line, std::string_view 
   if (!rig) return ck.error("rig", "missing (required)");
   RIGFIT_TRY(ck.string(*rig, "rig", e.character.rig));
   if (const Json* f = v.find("format")) {
-    RIGFIT_TRY(ck.string(*f, "format", e.output.format));
-    if (e.output.format != "glb" && e.output.format != "gltf" && e.output.format != "g4tf" && e.output.format != "g4b")
-      return ck.error("format", "\"" + e.output.format + "\" is not one of glb, gltf, g4tf, g4b");
+    std::string format_name;
+    RIGFIT_TRY(ck.string(*f, "format", format_name));
+    const auto format = exportFormatFromName(format_name);
+    if (!format) return ck.error("format", "\"" + format_name + "\" is not one of glb, gltf, g4tf, g4b");
+    e.output.format = *format;
   }
   if (const Json* m = v.find("mesh")) RIGFIT_TRY(ck.string(*m, "mesh", e.character.mesh));
   if (const Json* w = v.find("weights")) {
@@ -249,7 +255,7 @@ Expected<BatchEntry> parseBatchEntry(const ManifestLine& line, std::string_view 
   if (const Json* s = v.find("shape")) RIGFIT_TRY(parseShape(ck, *s, e.character.shape));
   if (const Json* p = v.find("pose")) RIGFIT_TRY(parsePose(ck, *p, e.pose));
   if (const Json* x = v.find("export")) RIGFIT_TRY(parseExport(ck, *x, e.output));
-  if (e.output.format == "gltf" && !e.output.embed) e.output.bin_name = e.name + ".bin";
+  if (e.output.format == ExportFormat::kGltf && !e.output.embed) e.output.bin_name = e.name + ".bin";
   return e;
 }
 
@@ -262,7 +268,7 @@ Expected<Shard> parseShard(std::string_view text) {
   };
   if (slash == std::string_view::npos || !whole(text.substr(0, slash), s.index) || !whole(text.substr(slash + 1), s.count) ||
       s.count == 0 || s.index >= s.count)
-    return makeError(ErrorCode::kUsage, "--shard \"" + std::string(text) + "\": expected I/N with 0 <= I < N (e.g. 0/4)");
+    return makeError(ErrorCode::kUsage, "shard \"" + std::string(text) + "\": expected I/N with 0 <= I < N (e.g. 0/4)");
   return s;
 }
 

@@ -46,12 +46,12 @@ Status runEntry(const DataSource& data, TargetCache& cache, WeightsCache& weight
   if (!files) return files.error();
   RIGFIT_TRY(makeOutDir(out_dir, dir_mutex));
   const std::filesystem::path dir(out_dir);
-  const std::string main_path = (dir / (entry.name + "." + entry.output.format)).string();
+  const std::string main_path = (dir / (entry.name + "." + std::string(exportFormatName(entry.output.format)))).string();
   const std::string bin_path = entry.output.bin_name.empty() ? std::string() : (dir / entry.output.bin_name).string();
   RIGFIT_TRY(writeCharacterExport(*files, main_path, bin_path));
   result.outputs.push_back(main_path);
   if (!bin_path.empty()) result.outputs.push_back(bin_path);
-  result.report = std::move(files->report);
+  result.report = exportReportJson(files->report);
   return {};
 }
 

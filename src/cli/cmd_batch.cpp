@@ -31,7 +31,7 @@ void drawProgress(const BatchProgress& p) {
 
 int runBatchCommand(const BatchArgs& a) {
   auto shard = parseShard(a.shard);
-  if (!shard) return reportError(shard.error());
+  if (!shard) return reportError(replaceSubject(shard.error(), "--shard"));
   auto text = readFile(a.manifest);
   if (!text) return reportError(text.error());
   DataOptions data;

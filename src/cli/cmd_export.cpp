@@ -10,7 +10,8 @@ namespace {
 
 struct ExportArgs {
   CharacterArgs character;
-  PoseRequest pose;
+  std::string pose_file;
+  std::vector<std::string> rotate, rotate_quat;
   bool apply_pose_as_rest = false;
   std::string out, format, report;
   bool embed = false, quantize = false, keep_helpers = false, compress = false, deform_only = false;
@@ -22,36 +23,47 @@ struct ExportArgs {
 };
 
 int runExport(const ExportArgs& a) {
-  CharacterExportOptions options{.format = a.format.empty() ? exportFormatOf(a.out) : a.format,
-                                 .embed = a.embed,
+  CharacterExportOptions options{.embed = a.embed,
                                  .influences = a.influences,
                                  .quantize = a.quantize,
                                  .weight_bits = a.weight_bits,
                                  .keep_helpers = a.keep_helpers,
                                  .deform_only = a.deform_only,
                                  .compress = a.compress,
-                                 .threads = a.threads,
-                                 .morphs = a.morphs};
-  if (!a.base_color.empty())
-    if (Status st = parseBaseColor(a.base_color, "--base-color", options.base_color); !st) return reportError(st.error());
-  if (options.format.empty())
+                                 .threads = a.threads};
+  for (const auto& text : a.morphs) {
+    auto morph = parseMorphSpec(text);
+    if (!morph) return reportError(replaceSubject(morph.error(), "--morph"));
+    options.morphs.push_back(std::move(*morph));
+  }
+  if (!a.base_color.empty()) {
+    auto color = parseBaseColor(a.base_color);
+    if (!color) return reportError(replaceSubject(color.error(), "--base-color"));
+    options.base_color = *color;
+  }
+  const auto format = a.format.empty() ? exportFormatFromExtension(a.out) : exportFormatFromName(a.format);
+  if (!format)
     return reportError(makeError(ErrorCode::kUsage, a.out + ": cannot tell the format from the extension; use .glb, .gltf, .g4tf or .g4b, or --format"));
-  if (a.pose.any() && !a.apply_pose_as_rest)
+  options.format = *format;
+  PoseRequest pose{.pose_file = a.pose_file};
+  if (Status st = parseRotations(a.rotate, a.rotate_quat, pose); !st) return reportError(st.error());
+  if (pose.any() && !a.apply_pose_as_rest)
     return reportError(makeError(ErrorCode::kUsage, "export: a pose is exported as the bind pose: add --apply-pose-as-rest"));
   auto c = a.character.load(true, a.threads);
   if (!c) return reportError(c.error());
+  if (!c->has_skin) return reportError(makeError(ErrorCode::kUsage, c->rig.label + ": no weights for this rig; give --weights"));
   std::string bin_path;
-  if (options.format == "gltf" && !a.embed) {
+  if (options.format == ExportFormat::kGltf && !a.embed) {
     const std::filesystem::path p(a.out);
     options.bin_name = p.stem().string() + ".bin";
     bin_path = (p.parent_path() / options.bin_name).string();
   }
-  auto files = exportCharacter(a.character.data.source(), *c, a.pose, options);
+  auto files = exportCharacter(a.character.data.source(), *c, pose, options);
   if (!files) return reportError(files.error());
   for (const auto& w : files->warnings) warn(w);
   if (Status st = writeCharacterExport(*files, a.out, bin_path); !st) return reportError(st.error());
   if (!a.report.empty())
-    if (Status st = writeOutput(a.report, writeJson(files->report, {.indent = 2, .sort_keys = false, .final_newline = true})); !st)
+    if (Status st = writeOutput(a.report, writeJson(exportReportJson(files->report), {.indent = 2, .sort_keys = false, .final_newline = true})); !st)
       return reportError(st.error());
   return kExitOk;
 }
@@ -64,9 +76,9 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   args->character.add(*cmd, true);
   cmd->add_option("--out,-o", args->out, "output file; the extension chooses the format")->required();
   cmd->add_option("--format", args->format, "force the format")->check(CLI::IsMember({"glb", "gltf", "g4tf", "g4b"}));
-  cmd->add_option("--pose", args->pose.pose_file, "MPFB pose file to use as the bind pose (with --apply-pose-as-rest)");
-  cmd->add_option("--rotate", args->pose.rotate, "BONE=RX,RY,RZ degrees (repeatable; with --apply-pose-as-rest)");
-  cmd->add_option("--rotate-quat", args->pose.rotate_quat, "BONE=W,X,Y,Z (repeatable; with --apply-pose-as-rest)");
+  cmd->add_option("--pose", args->pose_file, "MPFB pose file to use as the bind pose (with --apply-pose-as-rest)");
+  cmd->add_option("--rotate", args->rotate, "BONE=RX,RY,RZ degrees (repeatable; with --apply-pose-as-rest)");
+  cmd->add_option("--rotate-quat", args->rotate_quat, "BONE=W,X,Y,Z (repeatable; with --apply-pose-as-rest)");
   cmd->add_flag("--apply-pose-as-rest", args->apply_pose_as_rest, "make the pose the bind pose: skeleton, body and normals together");
   cmd->add_flag("--embed", args->embed, ".gltf: embed the buffer as a data URI instead of writing a .bin beside it");
   cmd->add_option("--influences", args->influences, "glTF influences per vertex")->check(CLI::IsMember({4, 8}));

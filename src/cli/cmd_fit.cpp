@@ -34,7 +34,7 @@ int runFit(const FitArgs& a) {
               rig.layout == RigLayout::kLegacy ? "legacy layout, upgraded to 110"
               : rig.source_version < 110   ? "version 100, upgraded to 110"
                                            : "version 110");
-  std::printf("body       %s (%zu vertices%s)\n", c->mesh_label.c_str(), c->mesh.vertexCount(),
+  std::printf("body       %s (%zu vertices%s)\n", c->mesh_label.c_str(), c->body().mesh.vertexCount(),
               c->targets_applied.empty() ? "" : (", " + std::to_string(c->targets_applied.size()) + " targets").c_str());
   std::printf("bones      %zu fitted, %zu root%s\n", s.size(), roots, roots == 1 ? "" : "s");
   std::printf("fallbacks  %zu\n", c->fit.fallback_count);

@@ -11,24 +11,27 @@ namespace {
 
 struct PoseArgs {
   CharacterArgs character;
-  PoseRequest pose;
+  std::string pose_file;
+  std::vector<std::string> rotate, rotate_quat;
   std::string out, skeleton_out;
   bool dqs = false;
   int threads = 2;
 };
 
 int runPose(const PoseArgs& a) {
-  if (!a.pose.any()) return reportError(makeError(ErrorCode::kUsage, "pose: give --pose FILE or --rotate / --rotate-quat"));
+  PoseRequest request{.pose_file = a.pose_file};
+  if (Status st = parseRotations(a.rotate, a.rotate_quat, request); !st) return reportError(st.error());
+  if (!request.any()) return reportError(makeError(ErrorCode::kUsage, "pose: give --pose FILE or --rotate / --rotate-quat"));
   auto c = a.character.load(true, a.threads);
   if (!c) return reportError(c.error());
   if (!c->has_skin) return reportError(makeError(ErrorCode::kUsage, c->rig.label + ": no weights for this rig; give --weights"));
   Pose pose;
   std::vector<PoseWarning> warnings;
-  if (Status st = buildPose(a.character.data.source(), *c, a.pose, pose, &warnings); !st) return reportError(st.error());
+  if (Status st = buildPose(a.character.data.source(), *c, request, pose, &warnings); !st) return reportError(st.error());
   for (const auto& w : warnings) warn(w.message);
   PosedMesh posed;
   if (Status st = poseCharacter(*c, pose, a.dqs, a.threads, posed); !st) return reportError(st.error());
-  const std::string obj = writeObj(c->mesh, posed.positions, posed.normals, "posed by rigfit " RIGFIT_VERSION_STRING);
+  const std::string obj = writeObj(c->body().mesh, posed.positions, posed.normals, "posed by rigfit " RIGFIT_VERSION_STRING);
   // Write the skeleton first: if it fails, no posed OBJ is left behind either.
   if (!a.skeleton_out.empty())
     if (Status st = writeOutput(a.skeleton_out, writeSkeletonJson(c->fit.skeleton, posed.pose_matrices)); !st) return reportError(st.error());
@@ -42,9 +45,9 @@ void addPoseCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<PoseArgs>();
   CLI::App* cmd = app.add_subcommand("pose", "Pose the character (Blender's semantics) and write the skinned mesh as OBJ");
   args->character.add(*cmd, true);
-  cmd->add_option("--pose", args->pose.pose_file, "MPFB pose file (poses/<rig>_fk/*.json format), or a path relative to the data's poses/");
-  cmd->add_option("--rotate", args->pose.rotate, "BONE=RX,RY,RZ: XYZ Euler rotation in degrees (repeatable)");
-  cmd->add_option("--rotate-quat", args->pose.rotate_quat, "BONE=W,X,Y,Z: quaternion rotation (repeatable)");
+  cmd->add_option("--pose", args->pose_file, "MPFB pose file (poses/<rig>_fk/*.json format), or a path relative to the data's poses/");
+  cmd->add_option("--rotate", args->rotate, "BONE=RX,RY,RZ: XYZ Euler rotation in degrees (repeatable)");
+  cmd->add_option("--rotate-quat", args->rotate_quat, "BONE=W,X,Y,Z: quaternion rotation (repeatable)");
   cmd->add_option("--out,-o", args->out, "posed mesh OBJ, in the input OBJ's frame and order")->required();
   cmd->add_option("--skeleton", args->skeleton_out, "also write the skeleton JSON with each bone's pose_matrix");
   cmd->add_flag("--dqs", args->dqs, "dual-quaternion skinning (Blender's 'preserve volume')");

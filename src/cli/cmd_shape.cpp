@@ -22,7 +22,7 @@ int runShape(const ShapeArgs& a) {
   if (!request) return reportError(request.error());
   TargetCache cache(src);
   std::vector<std::pair<std::string, double>> applied;
-  if (Status st = shapeBody(cache, *request, mesh->positions, &applied); !st) return reportError(st.error());
+  if (Status st = shapeBody(cache, *request, mesh->positions, &applied); !st) return reportError(shapeFlagError(st.error()));
   std::string header = "shaped by rigfit " RIGFIT_VERSION_STRING;
   for (const auto& [path, w] : applied) header += "\n# target " + path + " " + formatPythonFloat(w);  // exact: reads back as the same double
   if (Status st = writeOutput(a.out, writeObj(*mesh, mesh->positions, {}, header)); !st) return reportError(st.error());

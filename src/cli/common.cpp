@@ -32,7 +32,7 @@ Expected<ShapeRequest> ShapeOptions::request() const {
   ShapeRequest r;
   if (!macro.empty()) {
     auto m = parseMacroSettings(macro);
-    if (!m) return m.error();
+    if (!m) return replaceSubject(m.error(), "--macro");
     r.use_macros = true;
     r.macros = *m;
   }
@@ -72,6 +72,8 @@ void CharacterArgs::add(CLI::App& app, bool with_weights) {
 }
 
 Expected<Character> CharacterArgs::load(bool with_weights, int threads) const {
+  if (data.rig.empty() && !data.source().isBuiltin())
+    return makeError(ErrorCode::kUsage, "--rig is required with --data (one of the data's rigs, or a rig.*.json path)");
   CharacterOptions o;
   o.threads = threads;
   o.rig = data.rig;
@@ -84,6 +86,7 @@ Expected<Character> CharacterArgs::load(bool with_weights, int threads) const {
   auto c = loadCharacter(data.source(), o);
   if (c)
     for (const auto& w : c->fit.warnings) warn(c->rig.label + ": bone \"" + w.bone + "\": " + w.message);
+  if (!c) return shapeFlagError(c.error());
   if (c && with_weights)
     for (const auto& g : c->binding.unmapped) warn(c->weights_label + ": group \"" + g + "\" names no bone of the rig; its weights are not used");
   return c;
@@ -104,6 +107,27 @@ int reportError(const Error& error) {
 }
 
 void warn(const std::string& message) { std::fprintf(stderr, "rigfit: warning: %s\n", oneLine(message).c_str()); }
+
+Error shapeFlagError(const Error& error) {
+  const std::string& m = error.message;
+  if (m.rfind("modifier \"", 0) == 0) return replaceSubject(error, "--modifier");
+  if (m.rfind("ground: ", 0) == 0) return replaceSubject(error, "--ground:");
+  return error;
+}
+
+Status parseRotations(const std::vector<std::string>& rotate, const std::vector<std::string>& rotate_quat, PoseRequest& request) {
+  for (const auto& text : rotate) {
+    auto r = parseBoneRotation(text, BoneRotation::Kind::kEulerXyzDegrees);
+    if (!r) return replaceSubject(r.error(), "--rotate");
+    request.rotations.push_back(std::move(*r));
+  }
+  for (const auto& text : rotate_quat) {
+    auto r = parseBoneRotation(text, BoneRotation::Kind::kQuaternion);
+    if (!r) return replaceSubject(r.error(), "--rotate-quat");
+    request.rotations.push_back(std::move(*r));
+  }
+  return {};
+}
 
 Status writeOutput(const std::string& path, const std::string& bytes) {
   if (path == "-") {

@@ -8,6 +8,7 @@
 #include "rigfit/character.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/error.hpp"
+#include "rigfit/posing.hpp"
 #include "rigfit/shape.hpp"
 
 namespace rigfit::cli {
@@ -49,6 +50,13 @@ struct CharacterArgs {
 /// Prints "rigfit: error: MESSAGE" on stderr and returns the exit code for it.
 int reportError(const Error& error);
 void warn(const std::string& message);
+
+/// A shaping error (shapeBody) under the flag that asked for it: `modifier "X": ...` becomes
+/// `--modifier "X": ...`, `ground: ...` becomes `--ground: ...`; other errors are returned as they are.
+Error shapeFlagError(const Error& error);
+
+/// --rotate then --rotate-quat arguments appended to `request` (errors name the flag).
+[[nodiscard]] Status parseRotations(const std::vector<std::string>& rotate, const std::vector<std::string>& rotate_quat, PoseRequest& request);
 
 /// Writes `bytes` to `path` atomically, or to stdout for "-".
 Status writeOutput(const std::string& path, const std::string& bytes);

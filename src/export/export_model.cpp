@@ -441,7 +441,7 @@ Status appendMesh(ExportModel& model, const Skeleton& skeleton, const Mesh& mesh
   BoneSelection selection;
   std::vector<std::uint8_t> weighted;
   if (options.deform_only) {
-    if (!skin) return makeError(ErrorCode::kUsage, "export: --deform-only needs weights to tell deforming bones");
+    if (!skin) return makeError(ErrorCode::kUsage, "export: deform-only needs weights to tell deforming bones");
     weighted = model.weighted_bones;
     weighted.resize(skeleton.size(), 0);
     for (std::size_t k = 0; k < skin->bones.size(); ++k)

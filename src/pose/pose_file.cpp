@@ -221,52 +221,6 @@ void clearChannels(BonePose& b) {
 // ---------------------------------------------------------------------------------------------
 // Command-line forms
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-struct BoneNumbers {
-  std::size_t bone = 0;
-  std::array<double, 4> values{};
-};
-
-Expected<BoneNumbers> parseBoneNumbers(std::string_view arg, const Skeleton& skeleton, std::string_view option,
-                                       std::size_t count, const char* form) {
-  const std::string prefix = std::string(option) + " " + quoted(arg) + ": ";
-  auto usage = [&](const std::string& what) { return makeError(ErrorCode::kUsage, prefix + what); };
-  const std::size_t eq = arg.rfind('=');
-  const std::string_view name = eq == std::string_view::npos ? std::string_view() : trim(arg.substr(0, eq));
-  if (eq == std::string_view::npos || name.empty()) return usage(std::string("expected BONE=") + form);
-  std::string_view rest = trim(arg.substr(eq + 1));
-  std::vector<std::string_view> items;
-  while (!rest.empty() || !items.empty()) {
-    const std::size_t comma = rest.find(',');
-    items.push_back(trim(rest.substr(0, comma)));
-    if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 1);
-  }
-  if (items.size() != count)
-    return usage("expected " + std::to_string(count) + " comma-separated numbers " + form + " after '=', found " +
-                 std::to_string(items.size()));
-  BoneNumbers out;
-  for (std::size_t k = 0; k < count; ++k) {
-    std::string_view t = items[k];
-    if (t.size() > 1 && t.front() == '+' && t[1] != '-') t.remove_prefix(1);
-    double v = 0;
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-      return usage(quoted(items[k]) + " is not a number");
-    if (!std::isfinite(v)) return usage(quoted(items[k]) + " is not a finite number");
-    out.values[k] = v;
-  }
-  const int bone = skeleton.find(name);
-  if (bone < 0)
-    return makeError(ErrorCode::kMismatch, prefix + "no bone " + quoted(name) + " in the skeleton" + detail::unknownNameHint(name, skeleton.names));
-  out.bone = static_cast<std::size_t>(bone);
-  return out;
-}
 
 void ensureSized(const Skeleton& skeleton, Pose& pose) {
   if (pose.bones.size() != skeleton.size()) pose = Pose::rest(skeleton);
@@ -320,27 +274,25 @@ Status applyPoseJson(const Json& pose_file, std::string_view label, const Skelet
   return {};
 }
 
-Status applyRotateArg(std::string_view arg, const Skeleton& skeleton, Pose& pose, std::string_view option) {
-  auto parsed = parseBoneNumbers(arg, skeleton, option, 3, "RX,RY,RZ (degrees, XYZ Euler)");
-  if (!parsed.ok()) return parsed.error();
+Status applyBoneRotation(const BoneRotation& rotation, const Skeleton& skeleton, Pose& pose) {
+  const int bone = skeleton.find(rotation.bone);
+  if (bone < 0)
+    return makeError(ErrorCode::kMismatch, "rotation: no bone " + quoted(rotation.bone) + " in the skeleton" +
+                                               detail::unknownNameHint(rotation.bone, skeleton.names));
+  const auto& v = rotation.values;
+  const bool euler = rotation.kind == BoneRotation::Kind::kEulerXyzDegrees;
+  if (!euler && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
+    return makeError(ErrorCode::kUsage, "rotation of " + quoted(rotation.bone) + ": the quaternion has length 0");
   ensureSized(skeleton, pose);
-  BonePose& b = pose.bones[parsed->bone];
-  b.rotation_mode = RotationMode::kXYZ;
-  constexpr double kDegree = std::numbers::pi / 180.0;
-  b.euler = Eigen::Vector3d(parsed->values[0], parsed->values[1], parsed->values[2]) * kDegree;
-  return {};
-}
-
-Status applyRotateQuatArg(std::string_view arg, const Skeleton& skeleton, Pose& pose, std::string_view option) {
-  auto parsed = parseBoneNumbers(arg, skeleton, option, 4, "W,X,Y,Z (quaternion)");
-  if (!parsed.ok()) return parsed.error();
-  const auto& v = parsed->values;
-  if (v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
-    return makeError(ErrorCode::kUsage, std::string(option) + " " + quoted(arg) + ": the quaternion has length 0");
-  ensureSized(skeleton, pose);
-  BonePose& b = pose.bones[parsed->bone];
-  b.rotation_mode = RotationMode::kQuaternion;
-  b.quaternion = Eigen::Vector4d(v[0], v[1], v[2], v[3]);
+  BonePose& b = pose.bones[static_cast<std::size_t>(bone)];
+  if (euler) {
+    b.rotation_mode = RotationMode::kXYZ;
+    constexpr double kDegree = std::numbers::pi / 180.0;
+    b.euler = Eigen::Vector3d(v[0], v[1], v[2]) * kDegree;
+  } else {
+    b.rotation_mode = RotationMode::kQuaternion;
+    b.quaternion = Eigen::Vector4d(v[0], v[1], v[2], v[3]);
+  }
   return {};
 }
 

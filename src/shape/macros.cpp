@@ -46,12 +46,12 @@ Expected<MacroSettings> parseMacroSettings(std::string_view text) {
     if (item.empty()) continue;
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos)
-      return makeError(ErrorCode::kUsage, "--macro \"" + std::string(item) + "\": expected NAME=VALUE");
+      return makeError(ErrorCode::kUsage, "macro \"" + std::string(item) + "\": expected NAME=VALUE");
     const std::string_view name = item.substr(0, eq), value = item.substr(eq + 1);
     double v = 0;
     auto r = std::from_chars(value.data(), value.data() + value.size(), v);
     if (r.ec != std::errc() || r.ptr != value.data() + value.size() || !std::isfinite(v) || v < 0.0 || v > 1.0)
-      return makeError(ErrorCode::kUsage, "--macro \"" + std::string(item) + "\": the value must be a number from 0 to 1");
+      return makeError(ErrorCode::kUsage, "macro \"" + std::string(item) + "\": the value must be a number from 0 to 1");
     bool found = false;
     for (const auto& [n, field] : fields)
       if (name == n) {
@@ -61,7 +61,7 @@ Expected<MacroSettings> parseMacroSettings(std::string_view text) {
     if (!found) {
       std::vector<std::string_view> names;
       for (const auto& f : fields) names.push_back(f.first);
-      return makeError(ErrorCode::kUsage, "--macro \"" + std::string(item) + "\": unknown macro \"" + std::string(name) + "\"" +
+      return makeError(ErrorCode::kUsage, "macro \"" + std::string(item) + "\": unknown macro \"" + std::string(name) + "\"" +
                                               detail::unknownNameHint(name, names));
     }
   }

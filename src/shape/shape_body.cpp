@@ -14,7 +14,7 @@ Expected<std::vector<std::pair<std::string, double>>> resolveModifiers(const Jso
   for (const auto& [spec, value] : modifiers) {
     const std::size_t slash = spec.find('/');
     if (slash == std::string::npos)
-      return makeError(ErrorCode::kUsage, "--modifier \"" + spec + "\": expected GROUP/NAME=VALUE (e.g. nose/nose-scale-horiz-decr-incr=0.5)");
+      return makeError(ErrorCode::kUsage, "modifier \"" + spec + "\": expected GROUP/NAME=VALUE (e.g. nose/nose-scale-horiz-decr-incr=0.5)");
     const std::string group = spec.substr(0, slash), name = spec.substr(slash + 1);
     const Json* g = target_json.find(group);
     const Json* cats = g ? g->find("categories") : nullptr;
@@ -23,7 +23,7 @@ Expected<std::vector<std::pair<std::string, double>>> resolveModifiers(const Jso
       if (target_json.isObject())
         for (const auto& [key, entry] : target_json.members())
           if (const Json* c = entry.find("categories"); c && c->isArray()) groups.push_back(key);
-      return makeError(ErrorCode::kUsage, "--modifier \"" + spec + "\": no modifier group \"" + group + "\"" + detail::unknownNameHint(group, groups));
+      return makeError(ErrorCode::kUsage, "modifier \"" + spec + "\": no modifier group \"" + group + "\"" + detail::unknownNameHint(group, groups));
     }
     bool done = false;
     for (const Json& c : cats->items()) {
@@ -77,7 +77,7 @@ Expected<std::vector<std::pair<std::string, double>>> resolveModifiers(const Jso
           for (const Json& t : targets->items())
             if (t.isString()) names.push_back(t.asString());
       }
-      return makeError(ErrorCode::kUsage, "--modifier \"" + spec + "\": no modifier or target \"" + name + "\" in group \"" + group + "\"" +
+      return makeError(ErrorCode::kUsage, "modifier \"" + spec + "\": no modifier or target \"" + name + "\" in group \"" + group + "\"" +
                                               detail::unknownNameHint(name, names));
     }
   }
@@ -195,7 +195,7 @@ Status shapeBody(TargetCache& cache, const ShapeRequest& request, std::span<floa
     for (std::size_t v = 0; v < n; ++v) positions[3 * v + 2] += lift;
     for (std::size_t v = 0; v < n; ++v)
       if (!std::isfinite(positions[3 * v + 2]))
-        return makeError(ErrorCode::kRange, "--ground: vertex " + std::to_string(v) + ": the lifted position overflows single precision");
+        return makeError(ErrorCode::kRange, "ground: vertex " + std::to_string(v) + ": the lifted position overflows single precision");
   }
   if (applied) *applied = std::move(list);
   return {};

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A character of two skinned meshes (the demo body and a box with its own material, one skeleton),
-# written by the test binary (TwoMeshes.WriteSamples): the Khronos glTF-Validator on the .glb and
+# written by the test binary (TwoMeshes.WriteSamples; also as a two-mesh Character exported by the pipeline): the Khronos glTF-Validator on the .glb and
 # .gltf files (any error or warning fails), `rigfit validate` and tools/g4mf/check.sh (the official
 # schemas and the shared rule checker) on the .g4tf/.g4b files.
 set -euo pipefail
@@ -10,8 +10,8 @@ VALIDATOR=$SRC/tools/gltf/validate.mjs
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 RIGFIT_EXPORT_SAMPLES="$TMP" "$TESTS" --gtest_filter='TwoMeshes.WriteSamples' >"$TMP/samples.log" 2>&1 || { cat "$TMP/samples.log"; exit 1; }
-gltf=("$TMP/two_meshes.glb" "$TMP/two_meshes.gltf" "$TMP/two_meshes.embedded.gltf")
-g4mf=("$TMP/two_meshes.g4tf" "$TMP/two_meshes.g4b" "$TMP/two_meshes.zstd.g4b")
+gltf=("$TMP/two_meshes.glb" "$TMP/two_meshes.gltf" "$TMP/two_meshes.embedded.gltf" "$TMP/character.glb")
+g4mf=("$TMP/two_meshes.g4tf" "$TMP/two_meshes.g4b" "$TMP/two_meshes.zstd.g4b" "$TMP/character.g4tf")
 node "$VALIDATOR" "${gltf[@]}"
 "$RIGFIT" validate --quiet "${g4mf[@]}"
 bash "$SRC/tools/g4mf/check.sh" "${g4mf[@]}"

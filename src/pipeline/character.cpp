@@ -82,9 +82,10 @@ struct EarlyWeights {
 
 Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions& options) {
   Character c;
+  CharacterMesh& body = c.meshes.emplace_back();
   std::string rig_arg = options.rig;
   if (rig_arg.empty()) {
-    if (!data.isBuiltin()) return makeError(ErrorCode::kUsage, "--rig is required with --data (one of the data's rigs, or a rig.*.json path)");
+    if (!data.isBuiltin()) return makeError(ErrorCode::kUsage, "no rig given: a data folder other than the built-in demo needs one (one of its rigs, or a rig.*.json path)");
     rig_arg = "demo";
   }
   auto where = locateRig(data, rig_arg);
@@ -182,22 +183,22 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     }
   }
   if (options.base && options.mesh.empty()) {
-    c.mesh = options.base->mesh;
+    body.mesh = options.base->mesh;
   } else {
     auto mesh = loadBaseMesh(data, options.mesh);
     if (!mesh) return mesh.error();
-    c.mesh = std::move(*mesh);
+    body.mesh = std::move(*mesh);
   }
   c.mesh_label = options.mesh.empty() ? data.label("3dobjs/base.obj") : options.mesh;
   if (options.base) {
-    c.groups = options.base->groups;
+    body.groups = options.base->groups;
   } else {
     if (!*groups) return groups->error();
-    c.groups = std::move(**groups);
+    body.groups = std::move(**groups);
   }
-  const std::size_t extent = groupsExtent(c.groups);
-  if (c.mesh.vertexCount() != extent)
-    return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(c.mesh.vertexCount()) +
+  const std::size_t extent = groupsExtent(body.groups);
+  if (body.mesh.vertexCount() != extent)
+    return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(body.mesh.vertexCount()) +
                                                " vertices, but the base mesh of " + data.describe() + " has " +
                                                std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
 
@@ -209,16 +210,16 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
       own = std::make_unique<TargetCache>(data);
       cache = own.get();
     }
-    RIGFIT_TRY(shapeBody(*cache, shape, c.mesh.positions, &c.targets_applied));
+    RIGFIT_TRY(shapeBody(*cache, shape, body.mesh.positions, &c.targets_applied));
   }
 
-  auto fit = fitRig(c.rig, c.mesh, c.groups, options.fit);
+  auto fit = fitRig(c.rig, body.mesh, body.groups, options.fit);
   if (!fit) return fit.error();
   c.fit = std::move(*fit);
 
   if (no_weights) return c;
   if (weights_failed) return weights_error;
-  const std::size_t n = c.mesh.vertexCount();
+  const std::size_t n = body.mesh.vertexCount();
   const auto statements = [](const WeightsFile& f) {
     Json out = Json::object();
     for (const char* key : {"name", "license", "copyright"})
@@ -240,7 +241,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     if (!e.file) return e.file.error();
     c.weights_statements = statements(*e.file);
     if (e.bound_count == n && e.skin && e.topology.names == c.fit.skeleton.names && e.topology.parents == c.fit.skeleton.parents) {
-      c.skin = std::move(*e.skin);
+      body.skin = std::move(*e.skin);
       c.binding = std::move(e.binding);
       c.has_skin = true;
       return c;
@@ -253,9 +254,9 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     file = std::make_shared<const WeightsFile>(std::move(*parsed));
   }
   c.weights_statements = statements(*file);
-  auto skin = bindWeights(*file, c.fit.skeleton, c.rig, c.mesh.vertexCount(), &c.binding);
+  auto skin = bindWeights(*file, c.fit.skeleton, c.rig, body.mesh.vertexCount(), &c.binding);
   if (!skin) return skin.error();
-  c.skin = std::move(*skin);
+  body.skin = std::move(*skin);
   c.has_skin = true;
   return c;
 }

@@ -1,0 +1,261 @@
+#include "rigfit/character_export.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <Eigen/LU>
+
+#include "rigfit/export_model.hpp"
+#include "rigfit/file_io.hpp"
+#include "rigfit/g4mf.hpp"
+#include "rigfit/gltf.hpp"
+#include "rigfit/shape.hpp"
+#include "rigfit/skinning.hpp"
+
+namespace rigfit {
+
+namespace {
+
+Json weightsJson(const WeightsProvenance& w) {
+  Json out = Json::object();
+  out.set("file", w.file);
+  for (const auto& [key, value] : w.statements) out.set(key, value);
+  return out;
+}
+Json stringArray(const std::vector<std::string>& items) {
+  Json out = Json::array();
+  for (const auto& s : items) out.push(s);
+  return out;
+}
+
+// A target's offsets carried through the skinning to a pose used as the bind pose: linear blend
+// skinning is affine per vertex, so the posed body of the shaped mesh minus the posed body is the
+// vertex's blended linear part (weights renormalised as Blender does) times the offset.
+void posedOffsets(const Skin& skin, std::span<const Eigen::Matrix3d> linear, const Target& t, std::size_t n, std::vector<double>& out) {
+  out.resize(t.offsets.size());
+  for (std::size_t k = 0; k < t.vertices.size(); ++k) {
+    const std::size_t v = t.vertices[k];
+    const Eigen::Vector3d d(t.offsets[3 * k], t.offsets[3 * k + 1], t.offsets[3 * k + 2]);
+    Eigen::Vector3d moved = d;  // a vertex that does not deform keeps the offset
+    if (v < n) {
+      const std::span<const float> w(skin.weights.data() + skin.offsets[v], skin.influenceCount(v));
+      if (skinningDeforms(w)) {
+        Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+        double total = 0.0;
+        for (std::size_t i = 0; i < w.size(); ++i) {
+          sum += double(w[i]) * (linear[skin.bones[skin.offsets[v] + i]] * d);
+          total += double(w[i]);
+        }
+        moved = sum / total;
+      }
+    }
+    for (Eigen::Index j = 0; j < 3; ++j) out[3 * k + static_cast<std::size_t>(j)] = moved[j];
+  }
+}
+
+// The --morph targets onto the export model. `body` is the bind-pose body (posed when `bind` is
+// not empty); normal deltas are computed where the export computes the normals (no OBJ normals).
+Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, std::span<const Eigen::Matrix4d> bind,
+                 const CharacterExportOptions& o, ExportMesh& body_export) {
+  std::unique_ptr<TargetCache> own;
+  TargetCache* targets = o.targets;
+  if (!targets) {
+    own = std::make_unique<TargetCache>(data);
+    targets = own.get();
+  }
+  const std::size_t n = c.body().mesh.vertexCount();
+  std::vector<Eigen::Matrix3d> linear;  // per bone: the linear part of pose * rest^-1
+  for (std::size_t b = 0; b < bind.size(); ++b) linear.push_back((bind[b] * c.fit.skeleton.rest[b].inverse()).topLeftCorner<3, 3>());
+  std::optional<MorphNormals> normals;
+  if (c.body().mesh.normals.empty()) normals.emplace(c.body().mesh, body.positions, o.threads);
+  std::vector<double> posed;
+  std::vector<float> normal_deltas;
+  // A whole folder stands for every target directly in it, in name order.
+  std::vector<MorphSpec> specs;
+  for (const MorphSpec& spec : o.morphs) {
+    if (!spec.whole_folder) {
+      specs.push_back(spec);
+      continue;
+    }
+    std::vector<std::string> names = data.list("targets/" + spec.path, "", ".target.gz");
+    for (std::string& plain : data.list("targets/" + spec.path, "", ".target")) names.push_back(std::move(plain));
+    if (names.empty()) return makeError(ErrorCode::kIo, data.label("targets/" + spec.path) + ": no targets in this folder");
+    std::sort(names.begin(), names.end());
+    for (const std::string& file : names) {
+      const std::string stem = file.substr(0, file.find(".target"));
+      specs.push_back({.path = spec.path + "/" + stem, .name = stem});
+    }
+  }
+  for (MorphSpec& spec : specs) {
+    const std::string& path = spec.path;
+    std::string name = std::move(spec.name);
+    auto target = targets->get(path, n);
+    if (!target) return target.error();
+    const Target& t = **target;
+    std::span<const double> offsets = t.offsets;
+    if (!linear.empty()) {
+      posedOffsets(c.body().skin, linear, t, n, posed);
+      offsets = posed;
+    }
+    if (normals) normals->deltas(t.vertices, offsets, normal_deltas);
+    RIGFIT_TRY(addExportMorph(body_export, std::move(name), n, t.vertices, offsets, normal_deltas));
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<CharacterExport> exportCharacter(const DataSource& data, const Character& c, const PoseRequest& pose_request,
+                                          const CharacterExportOptions& o) {
+  const ExportFormat format = o.format;
+  if (!c.has_skin) return makeError(ErrorCode::kUsage, c.rig.label + ": no weights for this rig");
+  CharacterExport out;
+
+  // The bind pose: rest, or a pose applied as rest (meshes, normals and skeleton together).
+  const Mesh* mesh = &c.body().mesh;
+  Mesh posed_mesh;
+  std::vector<Mesh> posed_more;  // meshes[1..] posed (empty at rest)
+  std::vector<Eigen::Matrix4d> bind;  // empty: the rest pose (no copy)
+  if (pose_request.any()) {
+    Pose pose;
+    std::vector<PoseWarning> pw;
+    RIGFIT_TRY(buildPose(data, c, pose_request, pose, &pw));
+    for (const auto& w : pw) out.warnings.push_back(w.message);
+    PosedMesh posed;
+    RIGFIT_TRY(poseCharacter(c, pose, false, 1, posed));
+    posed_mesh = c.body().mesh;
+    posed_mesh.positions = std::move(posed.positions);
+    if (!posed.normals.empty()) posed_mesh.normals = std::move(posed.normals);
+    for (std::size_t m = 1; m < c.meshes.size(); ++m) {
+      Mesh& p = posed_more.emplace_back(c.meshes[m].mesh);
+      p.positions = std::move(posed.more[m - 1].positions);
+      if (!posed.more[m - 1].normals.empty()) p.normals = std::move(posed.more[m - 1].normals);
+    }
+    bind = std::move(posed.pose_matrices);
+    mesh = &posed_mesh;
+  }
+  const ExportOptions model_options{.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads};
+  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, model_options, mesh->positions, bind);
+  if (!model) return model.error();
+  model->meshes[0].name = c.body().name;
+  model->meshes[0].material = c.body().material;
+  for (std::size_t m = 1; m < c.meshes.size(); ++m) {
+    const CharacterMesh& extra = c.meshes[m];
+    const Mesh& at_bind = posed_more.empty() ? extra.mesh : posed_more[m - 1];
+    const VertexGroups* groups = extra.groups.ranges.empty() ? nullptr : &extra.groups;
+    RIGFIT_TRY(addExportMesh(*model, c.fit.skeleton, at_bind, extra.skin, extra.name, extra.material, model_options, groups,
+                             at_bind.positions, bind));
+  }
+  ExportMesh& body = model->meshes[0];
+  if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, *mesh, bind, o, body));
+
+  ExportReport& report = out.report;
+  report.format = format;
+  report.rig = c.rig_name;
+  report.joints = model->names.size();
+  if (o.deform_only) {
+    std::vector<std::uint8_t> kept(c.fit.skeleton.size(), 0);
+    for (int b : model->source_bones) kept[static_cast<std::size_t>(b)] = 1;
+    report.removed_bones.emplace();
+    for (std::size_t b = 0; b < kept.size(); ++b)
+      if (!kept[b]) report.removed_bones->push_back(c.fit.skeleton.names[b]);
+  }
+  report.weights.file = std::filesystem::path(c.weights_label).filename().string();
+  for (const auto& [key, value] : c.weights_statements.members()) report.weights.statements.emplace_back(key, value.asString());
+  report.vertices = body.vertexCount();
+  report.triangles = body.triangles.size() / 3;
+  for (const ExportMesh& m : model->meshes) report.meshes.push_back({m.name, m.vertexCount(), m.triangles.size() / 3});
+  for (const ExportMorph& m : body.morphs) report.morphs.push_back({m.name, m.vertices.size()});
+  for (std::size_t v = 0; v < body.vertexCount(); ++v) report.unweighted_vertices += body.skin.influenceCount(v) == 0;
+  report.unmapped_groups = c.binding.unmapped;
+  // The same provenance goes into the file's asset extras.
+  Json provenance = Json::object();
+  provenance.set("weights", weightsJson(report.weights));
+
+  if (isGltf(format)) {
+    if (o.influences != 4 && o.influences != 8) return makeError(ErrorCode::kUsage, "export: influences must be 4 or 8");
+    if (o.quantize && o.weight_bits != 8 && o.weight_bits != 16) return makeError(ErrorCode::kUsage, "export: weight bits must be 8 or 16");
+    const GltfSkins skins = gltfSkins(*model, o.influences, o.quantize ? o.weight_bits : 0);
+    report.influences = ExportReport::Influences{o.influences, skins.vertices_limited, skins.max_dropped_weight};
+    body.material.base_color = o.base_color;
+    if (o.base_color[3] < 1.0f) body.material.alpha_mode = AlphaMode::kBlend;  // alpha below 1 blends
+    GltfOptions options;
+    options.rig_name = c.rig_name;
+    options.asset_extras = provenance;
+    options.container = format == ExportFormat::kGlb ? GltfContainer::kGlb : o.embed ? GltfContainer::kGltfEmbedded : GltfContainer::kGltf;
+    if (options.container == GltfContainer::kGltf) {
+      if (o.bin_name.empty()) return makeError(ErrorCode::kUsage, "export: a .gltf with a separate buffer needs the .bin's name");
+      options.bin_name = o.bin_name;
+    }
+    auto files = writeGltf(*model, skins.streams, options);
+    if (!files) return files.error();
+    out.main = std::move(files->main);
+    out.bin = std::move(files->bin);
+  } else {
+    G4mfWriteOptions options;
+    options.container = format == ExportFormat::kG4b ? G4mfContainer::kBinary : G4mfContainer::kText;
+    options.zstd = o.compress;
+    options.rig_name = c.rig_name;
+    options.asset_extras = provenance;
+    auto bytes = writeG4mf(*model, options);
+    if (!bytes) return bytes.error();
+    out.main = std::move(*bytes);
+  }
+  report.warnings = out.warnings;
+  report.bytes = out.main.size() + out.bin.size();
+  return out;
+}
+
+
+Json exportReportJson(const ExportReport& r) {
+  const auto count = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  Json out = Json::object();
+  out.set("format", std::string(exportFormatName(r.format)));
+  out.set("rig", r.rig);
+  out.set("joints", count(r.joints));
+  if (r.removed_bones) out.set("removed_bones", stringArray(*r.removed_bones));
+  out.set("weights", weightsJson(r.weights));
+  out.set("vertices", count(r.vertices));
+  if (!r.morphs.empty()) {
+    Json morphs = Json::array();
+    for (const auto& m : r.morphs) {
+      Json e = Json::object();
+      e.set("name", m.name);
+      e.set("vertices", count(m.vertices));
+      morphs.push(std::move(e));
+    }
+    out.set("morphs", std::move(morphs));
+  }
+  out.set("triangles", count(r.triangles));
+  if (r.meshes.size() > 1) {
+    Json meshes = Json::array();
+    for (const auto& m : r.meshes) {
+      Json e = Json::object();
+      e.set("name", m.name);
+      e.set("vertices", count(m.vertices));
+      e.set("triangles", count(m.triangles));
+      meshes.push(std::move(e));
+    }
+    out.set("meshes", std::move(meshes));
+  }
+  out.set("unweighted_vertices", count(r.unweighted_vertices));
+  out.set("unmapped_groups", stringArray(r.unmapped_groups));
+  if (r.influences) {
+    out.set("influences", r.influences->per_vertex);
+    out.set("vertices_limited", count(r.influences->vertices_limited));
+    out.set("max_dropped_weight", r.influences->max_dropped_weight);
+  }
+  out.set("warnings", stringArray(r.warnings));
+  out.set("bytes", count(r.bytes));
+  return out;
+}
+
+Status writeCharacterExport(const CharacterExport& files, const std::string& path, const std::string& bin_path) {
+  if (bin_path.empty()) return writeFileAtomic(path, files.main);
+  const OutputFile both[] = {{bin_path, files.bin}, {path, files.main}};
+  return writeFilesAtomic(both);
+}
+
+}  // namespace rigfit
