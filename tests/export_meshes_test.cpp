@@ -705,21 +705,6 @@ std::vector<std::uint32_t> firstExportVertices(const ExportMesh& m, std::vector<
   return first;
 }
 
-// An export vertex's influences as G4MF stores them: zero weights dropped, divided by their sum,
-// strongest first (ties: the lower group first); none when the sum is <= 1e-4.
-std::vector<std::pair<std::uint32_t, float>> storedInfluences(const Skin& s, std::size_t e) {
-  std::vector<std::pair<std::uint32_t, float>> out;
-  double total = 0.0;
-  for (std::uint32_t k = s.offsets[e]; k < s.offsets[e + 1]; ++k) {
-    total += s.weights[k];
-    if (s.weights[k] > 0.0f) out.emplace_back(s.bones[k], s.weights[k]);
-  }
-  if (total <= 1e-4) return {};
-  for (auto& [b, w] : out) w = static_cast<float>(w / total);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-  return out;
-}
-
 // One read-back mesh against the export mesh it was written from: vertices, per-corner normals
 // and UVs, polygons, skin and blend shapes, all as written (export frame).
 void expectMeshReadBack(const ExportMesh& m, const G4mfMesh& g, const std::vector<std::string>& bone_names) {
@@ -775,7 +760,7 @@ void expectMeshReadBack(const ExportMesh& m, const G4mfMesh& g, const std::vecto
     ASSERT_LT(g.skin_vertices[k], first.size());
     skin[g.skin_vertices[k]].emplace_back(g.skin_groups[k], g.skin_weights[k]);
   }
-  for (std::size_t v = 0; v < first.size(); ++v) ASSERT_EQ(skin[v], storedInfluences(m.skin, first[v])) << "vertex " << v;
+  for (std::size_t v = 0; v < first.size(); ++v) ASSERT_EQ(skin[v], test::storedInfluences(m.skin, first[v])) << "vertex " << v;
   // Blend shapes: each morph's moved vertices as G4MF vertices, with their deltas.
   ASSERT_EQ(g.blend_shapes.size(), m.morphs.size());
   for (std::size_t k = 0; k < m.morphs.size(); ++k) {

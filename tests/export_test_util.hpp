@@ -234,4 +234,19 @@ inline std::vector<Eigen::Matrix4d> inverseBindMatrices(const tinygltf::Model& m
   return out;
 }
 
+// An export vertex's influences as G4MF stores them: zero weights dropped, divided by their sum,
+// strongest first (ties: the lower group first); none when the sum is <= 1e-4.
+inline std::vector<std::pair<std::uint32_t, float>> storedInfluences(const Skin& s, std::size_t e) {
+  std::vector<std::pair<std::uint32_t, float>> out;
+  double total = 0.0;
+  for (std::uint32_t k = s.offsets[e]; k < s.offsets[e + 1]; ++k) {
+    total += s.weights[k];
+    if (s.weights[k] > 0.0f) out.emplace_back(s.bones[k], s.weights[k]);
+  }
+  if (total <= 1e-4) return {};
+  for (auto& [b, w] : out) w = static_cast<float>(w / total);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  return out;
+}
+
 }  // namespace rigfit::test

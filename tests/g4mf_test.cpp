@@ -27,6 +27,7 @@
 #include "rigfit/g4mf.hpp"
 #include "rigfit/json.hpp"
 #include "rigfit/weights.hpp"
+#include "export_test_util.hpp"
 #include "test_util.hpp"
 
 namespace rigfit {
@@ -168,20 +169,6 @@ std::string write(const ExportModel& m, G4mfContainer c, bool zstd = false) {
 // ---------------------------------------------------------------------------------------------
 // Round trips
 
-// The skin the writer promises for export vertex e: zero weights dropped, normalised, sorted.
-std::vector<std::pair<std::uint32_t, float>> expectedInfluences(const Skin& s, std::size_t e) {
-  std::vector<std::pair<std::uint32_t, float>> out;
-  double total = 0.0;
-  for (std::uint32_t k = s.offsets[e]; k < s.offsets[e + 1]; ++k) {
-    total += s.weights[k];
-    if (s.weights[k] > 0.0f) out.emplace_back(s.bones[k], s.weights[k]);
-  }
-  if (total <= 1e-4) return {};
-  for (auto& [b, w] : out) w = static_cast<float>(w / total);
-  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-  return out;
-}
-
 void expectRoundTrip(const ExportModel& m, const G4mfDocument& d) {
   // Skeleton.
   const std::size_t nb = m.names.size();
@@ -249,7 +236,7 @@ void expectRoundTrip(const ExportModel& m, const G4mfDocument& d) {
   for (const auto& [e, g] : g4_of) {
     for (int c = 0; c < 3; ++c) EXPECT_EQ(dm.positions[3 * g + static_cast<std::uint32_t>(c)], m.meshes[0].positions[3 * e + static_cast<std::uint32_t>(c)]);
     if (!m.meshes[0].skin.offsets.empty()) {
-      EXPECT_EQ(skin[g], expectedInfluences(m.meshes[0].skin, e)) << "export vertex " << e;
+      EXPECT_EQ(skin[g], test::storedInfluences(m.meshes[0].skin, e)) << "export vertex " << e;
     }
   }
 }
