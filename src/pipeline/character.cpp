@@ -78,30 +78,19 @@ struct EarlyWeights {
   WeightsBinding binding;
 };
 
-}  // namespace
 
-Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions& options) {
-  Character c;
-  CharacterMesh& body = c.meshes.emplace_back();
-  std::string rig_arg = options.rig;
-  if (rig_arg.empty()) {
-    if (!data.isBuiltin()) return makeError(ErrorCode::kUsage, "no rig given: a data folder other than the built-in demo needs one (one of its rigs, or a rig.*.json path)");
-    rig_arg = "demo";
-  }
-  auto where = locateRig(data, rig_arg);
-  if (!where) return where.error();
-  c.rig_name = where->name;
-  auto rig = loadRig(data, *where);
-  if (!rig) return rig.error();
-  c.rig = std::move(*rig);
-
-  // The weights file is chosen now and, unless a batch shares parsed files (WeightsCache), parsed
-  // on a second thread while the body loads and the rig fits. The vertex count is not known yet:
-  // the file is parsed unchecked and, should an index be out of range, parsed again with the
-  // count for the exact error. Errors are reported where they always were, after the fit.
+// Where the character's weights come from: a parser taking the vertex count (0: unchecked), its
+// label, or an error to report after the fit (an unknown weights name), or none at all.
+struct WeightsChoice {
   std::function<Expected<WeightsFile>(std::size_t)> parse;
-  Error weights_error;
-  bool weights_failed = false, no_weights = options.weights == "none";
+  std::string label;
+  std::optional<Error> error;
+  bool none = false;
+};
+
+WeightsChoice chooseWeights(const DataSource& data, const std::string& weights, const RigLocation& where,
+                            const std::string& rig_name) {
+  WeightsChoice out;
   auto fromSource = [&data](std::string rel, std::string label) {
     return [&data, rel = std::move(rel), label = std::move(label)](std::size_t n) -> Expected<WeightsFile> {
       auto text = data.view(rel);
@@ -110,41 +99,136 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     };
   };
   auto fromFile = [](std::string path) { return [path = std::move(path)](std::size_t n) { return readWeights(path, n); }; };
-  if (no_weights) {
-  } else if (options.weights.empty()) {
+  if (weights == "none") {
+    out.none = true;
+  } else if (weights.empty()) {
     // A rig given as a file has no data-folder weights unless a weights.NAME.json sits beside it.
-    std::string rel = where->in_source ? defaultWeightsPath(data, c.rig_name) : std::string();
-    if (!where->in_source) {
-      const auto beside = std::filesystem::path(where->path).parent_path() / ("weights." + c.rig_name + ".json");
+    const std::string rel = where.in_source ? defaultWeightsPath(data, rig_name) : std::string();
+    if (!where.in_source) {
+      const auto beside = std::filesystem::path(where.path).parent_path() / ("weights." + rig_name + ".json");
       std::error_code ec;
       if (std::filesystem::is_regular_file(beside, ec)) {
-        c.weights_label = beside.string();
-        parse = fromFile(c.weights_label);
+        out.label = beside.string();
+        out.parse = fromFile(out.label);
       }
     }
     if (!rel.empty()) {
-      c.weights_label = data.label(rel);
-      parse = fromSource(rel, c.weights_label);
+      out.label = data.label(rel);
+      out.parse = fromSource(rel, out.label);
     }
-    no_weights = !parse;  // no weights for this rig (MPFB ships none for some)
-  } else if (options.weights.find('/') != std::string::npos ||
-             (options.weights.size() > 5 && options.weights.compare(options.weights.size() - 5, 5, ".json") == 0)) {
-    c.weights_label = options.weights;
-    parse = fromFile(options.weights);
+    out.none = !out.parse;  // no weights for this rig (MPFB ships none for some)
+  } else if (weights.find('/') != std::string::npos || (weights.size() > 5 && weights.compare(weights.size() - 5, 5, ".json") == 0)) {
+    out.label = weights;
+    out.parse = fromFile(weights);
+  } else if (const std::string rel = defaultWeightsPath(data, weights); !rel.empty()) {
+    out.label = data.label(rel);
+    out.parse = fromSource(rel, out.label);
   } else {
-    const std::string rel = defaultWeightsPath(data, options.weights);
-    if (rel.empty()) {
-      weights_failed = true;
-      std::vector<std::string> known;
-      for (const auto& f : data.list("rigs/standard", "weights.", ".json")) known.push_back(f.substr(8, f.size() - 13));
-      for (const auto& f : data.list("rigs/rigify", "weights.", ".json")) known.push_back("rigify." + f.substr(8, f.size() - 13));
-      weights_error = makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + options.weights + "\"" +
-                                                    detail::unknownNameHint(options.weights, known));
-    } else {
-      c.weights_label = data.label(rel);
-      parse = fromSource(rel, c.weights_label);
-    }
+    std::vector<std::string> known;
+    for (const auto& f : data.list("rigs/standard", "weights.", ".json")) known.push_back(f.substr(8, f.size() - 13));
+    for (const auto& f : data.list("rigs/rigify", "weights.", ".json")) known.push_back("rigify." + f.substr(8, f.size() - 13));
+    out.error = makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + weights + "\"" + detail::unknownNameHint(weights, known));
   }
+  return out;
+}
+
+// The rig named by the options (the demo's own on the built-in demo), located and loaded.
+Status loadCharacterRig(const DataSource& data, const CharacterOptions& options, Character& c, RigLocation& where) {
+  std::string rig_arg = options.rig;
+  if (rig_arg.empty()) {
+    if (!data.isBuiltin()) return makeError(ErrorCode::kUsage, "no rig given: a data folder other than the built-in demo needs one (one of its rigs, or a rig.*.json path)");
+    rig_arg = "demo";
+  }
+  auto located = locateRig(data, rig_arg);
+  if (!located) return located.error();
+  where = std::move(*located);
+  c.rig_name = where.name;
+  auto rig = loadRig(data, where);
+  if (!rig) return rig.error();
+  c.rig = std::move(*rig);
+  return {};
+}
+
+// The body mesh (the base mesh, or options.mesh), checked against the vertex groups' extent.
+Status loadCharacterBody(const DataSource& data, const CharacterOptions& options, std::optional<Expected<VertexGroups>>& groups,
+                         Character& c) {
+  CharacterMesh& body = c.body();
+  if (options.base && options.mesh.empty()) {
+    body.mesh = options.base->mesh;
+  } else {
+    auto mesh = loadBaseMesh(data, options.mesh);
+    if (!mesh) return mesh.error();
+    body.mesh = std::move(*mesh);
+  }
+  c.mesh_label = options.mesh.empty() ? data.label("3dobjs/base.obj") : options.mesh;
+  if (options.base) {
+    body.groups = options.base->groups;
+  } else {
+    if (!*groups) return groups->error();
+    body.groups = std::move(**groups);
+  }
+  const std::size_t extent = groupsExtent(body.groups);
+  if (body.mesh.vertexCount() != extent)
+    return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(body.mesh.vertexCount()) +
+                                               " vertices, but the base mesh of " + data.describe() + " has " +
+                                               std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
+  return {};
+}
+
+// Targets and macros on the body's positions (a cache for this call unless the caller shares one).
+Status shapeCharacterBody(const DataSource& data, const CharacterOptions& options, Character& c) {
+  const ShapeRequest& shape = options.shape;
+  if (!shape.use_macros && shape.modifiers.empty() && shape.targets.empty() && !shape.ground) return {};
+  std::unique_ptr<TargetCache> own;
+  TargetCache* cache = options.targets;
+  if (!cache) {
+    own = std::make_unique<TargetCache>(data);
+    cache = own.get();
+  }
+  return shapeBody(*cache, shape, c.body().mesh.positions, &c.targets_applied);
+}
+
+// What the weights file says of itself (its "name", "license" and "copyright" strings).
+Json weightsStatements(const WeightsFile& f) {
+  Json out = Json::object();
+  for (const char* key : {"name", "license", "copyright"})
+    if (const Json* v = f.header.find(key); v && v->isString()) out.set(key, v->asString());
+  return out;
+}
+
+// The early weights of the second thread, when they were parsed and bound for this body and
+// skeleton: the file (checked again with the vertex count when an index is out of range) and,
+// when the fit kept the topology they were bound to, the skin.
+Expected<std::shared_ptr<const WeightsFile>> takeEarlyWeights(EarlyWeights& e, const WeightsChoice& choice, Character& c) {
+  if (!e.file) return e.file.error();
+  const std::size_t n = c.body().mesh.vertexCount();
+  if (e.bound_count == n && e.skin && e.topology.names == c.fit.skeleton.names && e.topology.parents == c.fit.skeleton.parents) {
+    c.body().skin = std::move(*e.skin);
+    c.binding = std::move(e.binding);
+    c.has_skin = true;
+  }
+  Expected<WeightsFile> parsed = std::move(e.file);
+  if (!c.has_skin && !allInRange(*parsed, n)) {
+    parsed = choice.parse(n);  // names the first index out of range, as a checked parse does
+    if (!parsed) return parsed.error();
+  }
+  return std::make_shared<const WeightsFile>(std::move(*parsed));
+}
+
+}  // namespace
+
+Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions& options) {
+  Character c;
+  c.meshes.emplace_back();
+  RigLocation where;
+  RIGFIT_TRY(loadCharacterRig(data, options, c, where));
+  // The weights file is chosen now and, unless a batch shares parsed files (WeightsCache), parsed
+  // on a second thread while the body loads and the rig fits. The vertex count is not known yet:
+  // the file is parsed unchecked and, should an index be out of range, parsed again with the
+  // count for the exact error. Errors are reported where they always were, after the fit.
+  const WeightsChoice choice = chooseWeights(data, options.weights, where, c.rig_name);
+  c.weights_label = choice.label;
+
   // With threads to spare, the weights parse on a second thread while this one reads the vertex
   // groups and the body. The groups' extent (the base mesh's vertex count) lets that thread check
   // and bind the weights early too: the names and parents of the skeleton are known before the
@@ -154,10 +238,10 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   std::shared_future<std::size_t> extent_known = extent_promise.get_future().share();
   std::optional<EarlyWeights> early;
   std::jthread weights_thread;
-  const bool early_weights = parse && !options.weights_cache && options.threads > 1;
+  const bool early_weights = choice.parse && !options.weights_cache && options.threads > 1;
   if (early_weights) {
-    weights_thread = std::jthread([&parse, &c, &early, extent_known] {
-      EarlyWeights& e = early.emplace(EarlyWeights{parse(0)});
+    weights_thread = std::jthread([&choice, &c, &early, extent_known] {
+      EarlyWeights& e = early.emplace(EarlyWeights{choice.parse(0)});
       const std::size_t n = extent_known.get();
       auto topology = skeletonTopology(c.rig);
       if (!e.file || n == 0 || !topology || !allInRange(*e.file, n)) return;
@@ -182,81 +266,36 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
       set.value = groupsExtent(options.base->groups);
     }
   }
-  if (options.base && options.mesh.empty()) {
-    body.mesh = options.base->mesh;
-  } else {
-    auto mesh = loadBaseMesh(data, options.mesh);
-    if (!mesh) return mesh.error();
-    body.mesh = std::move(*mesh);
-  }
-  c.mesh_label = options.mesh.empty() ? data.label("3dobjs/base.obj") : options.mesh;
-  if (options.base) {
-    body.groups = options.base->groups;
-  } else {
-    if (!*groups) return groups->error();
-    body.groups = std::move(**groups);
-  }
-  const std::size_t extent = groupsExtent(body.groups);
-  if (body.mesh.vertexCount() != extent)
-    return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(body.mesh.vertexCount()) +
-                                               " vertices, but the base mesh of " + data.describe() + " has " +
-                                               std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
-
-  const ShapeRequest& shape = options.shape;
-  if (shape.use_macros || !shape.modifiers.empty() || !shape.targets.empty() || shape.ground) {
-    std::unique_ptr<TargetCache> own;
-    TargetCache* cache = options.targets;
-    if (!cache) {
-      own = std::make_unique<TargetCache>(data);
-      cache = own.get();
-    }
-    RIGFIT_TRY(shapeBody(*cache, shape, body.mesh.positions, &c.targets_applied));
-  }
-
-  auto fit = fitRig(c.rig, body.mesh, body.groups, options.fit);
+  RIGFIT_TRY(loadCharacterBody(data, options, groups, c));
+  RIGFIT_TRY(shapeCharacterBody(data, options, c));
+  auto fit = fitRig(c.rig, c.body().mesh, c.body().groups, options.fit);
   if (!fit) return fit.error();
   c.fit = std::move(*fit);
 
-  if (no_weights) return c;
-  if (weights_failed) return weights_error;
-  const std::size_t n = body.mesh.vertexCount();
-  const auto statements = [](const WeightsFile& f) {
-    Json out = Json::object();
-    for (const char* key : {"name", "license", "copyright"})
-      if (const Json* v = f.header.find(key); v && v->isString()) out.set(key, v->asString());
-    return out;
-  };
+  if (choice.none) return c;
+  if (choice.error) return *choice.error;
+  const std::size_t n = c.body().mesh.vertexCount();
   std::shared_ptr<const WeightsFile> file;
   if (options.weights_cache) {
-    auto cached = options.weights_cache->get(c.weights_label, n, [&] { return parse(n); });
+    auto cached = options.weights_cache->get(c.weights_label, n, [&] { return choice.parse(n); });
     if (!cached) return cached.error();
     file = std::move(*cached);
-  } else if (!early_weights) {
-    auto parsed = parse(n);
+  } else if (early_weights) {
+    weights_thread.join();
+    auto taken = takeEarlyWeights(*early, choice, c);
+    if (!taken) return taken.error();
+    file = std::move(*taken);
+  } else {
+    auto parsed = choice.parse(n);
     if (!parsed) return parsed.error();
     file = std::make_shared<const WeightsFile>(std::move(*parsed));
-  } else {
-    weights_thread.join();
-    EarlyWeights& e = *early;
-    if (!e.file) return e.file.error();
-    c.weights_statements = statements(*e.file);
-    if (e.bound_count == n && e.skin && e.topology.names == c.fit.skeleton.names && e.topology.parents == c.fit.skeleton.parents) {
-      body.skin = std::move(*e.skin);
-      c.binding = std::move(e.binding);
-      c.has_skin = true;
-      return c;
-    }
-    Expected<WeightsFile> parsed = std::move(e.file);
-    if (!allInRange(*parsed, n)) {
-      parsed = parse(n);  // names the first index out of range, as a checked parse does
-      if (!parsed) return parsed.error();
-    }
-    file = std::make_shared<const WeightsFile>(std::move(*parsed));
   }
-  c.weights_statements = statements(*file);
-  auto skin = bindWeights(*file, c.fit.skeleton, c.rig, body.mesh.vertexCount(), &c.binding);
+  c.weights_statements = weightsStatements(*file);
+  c.weights_file = file;
+  if (c.has_skin) return c;
+  auto skin = bindWeights(*file, c.fit.skeleton, c.rig, n, &c.binding);
   if (!skin) return skin.error();
-  body.skin = std::move(*skin);
+  c.body().skin = std::move(*skin);
   c.has_skin = true;
   return c;
 }
