@@ -16,6 +16,7 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <gtest/gtest.h>
+#include <stb_image_write.h>
 #include <tiny_gltf.h>
 
 #include "rigfit/character.hpp"
@@ -293,9 +294,26 @@ Skin boxSkin(std::uint16_t low, std::uint16_t high, std::size_t bones) {
   return s;
 }
 
+// A w x h RGBA checker board as PNG bytes, read back through exportImage.
+ExportImage checkerImage(const std::string& file_name, int w, int h) {
+  std::vector<unsigned char> rgba(static_cast<std::size_t>(4 * w * h));
+  for (int i = 0; i < w * h; ++i)
+    for (int c = 0; c < 4; ++c) rgba[static_cast<std::size_t>(4 * i + c)] = ((i + i / w) % 2) ? 255 : static_cast<unsigned char>(40 * c);
+  std::string png;
+  const auto append = [](void* out, void* data, int size) { static_cast<std::string*>(out)->append(static_cast<const char*>(data), static_cast<std::size_t>(size)); };
+  EXPECT_NE(stbi_write_png_to_func(append, &png, w, h, 4, rgba.data(), 4 * w), 0);
+  auto bytes = std::make_shared<const std::string>(std::move(png));
+  auto image = exportImage(bytes, "textures/" + file_name);
+  EXPECT_TRUE(image.ok()) << image.error().message;
+  return image.ok() ? *image : ExportImage{};
+}
+
+// The box's material: a masked, two-sided blue with a base colour image. (A normal map would
+// need tangents in glTF, which rigfit does not write yet: the validator warns without them.)
 ExportMaterial visor() {
+  static const ExportImage colour = checkerImage("visor_colour.png", 4, 2);
   return {.name = "Visor", .base_color = {0.1f, 0.2f, 0.9f, 0.6f}, .metallic = 0.25, .roughness = 0.2,
-          .alpha_mode = AlphaMode::kMask, .alpha_cutoff = 0.4, .double_sided = true};
+          .alpha_mode = AlphaMode::kMask, .alpha_cutoff = 0.4, .double_sided = true, .base_color_texture = colour};
 }
 
 const Character& demo() {
@@ -994,6 +1012,18 @@ TEST(TwoMeshCharacter, ExportsEveryMesh) {
   ASSERT_EQ(g.materials.size(), 2u);
   EXPECT_EQ(g.materials[1].name, "Visor");
   EXPECT_EQ(g.materials[1].alphaMode, "MASK");
+  // Its image: in the .glb's buffer, a texture with the one sampler.
+  ASSERT_EQ(g.images.size(), 1u);
+  ASSERT_EQ(g.textures.size(), 1u);
+  EXPECT_EQ(g.materials[0].pbrMetallicRoughness.baseColorTexture.index, -1);
+  const int colour = g.materials[1].pbrMetallicRoughness.baseColorTexture.index;
+  ASSERT_EQ(colour, 0);
+  const tinygltf::Image& colour_image = g.images[static_cast<std::size_t>(g.textures[static_cast<std::size_t>(colour)].source)];
+  EXPECT_EQ(colour_image.name, "visor_colour");
+  EXPECT_EQ(colour_image.mimeType, "image/png");
+  EXPECT_EQ(colour_image.width, 4);  // tinygltf decoded the image from the buffer
+  EXPECT_EQ(colour_image.height, 2);
+  EXPECT_EQ(g.samplers.size(), 1u);
   for (const tinygltf::Node& node : g.nodes) {
     if (node.mesh >= 0) {
       EXPECT_EQ(node.skin, 0) << node.name;
@@ -1026,6 +1056,54 @@ TEST(TwoMeshCharacter, ExportsEveryMesh) {
     for (const G4mfIssue& i : validateG4mf(g4->main, "two")) ADD_FAILURE() << i.path << ": " << i.message;
     EXPECT_EQ(g4->report.meshes.size(), 2u);
   }
+  // G4MF text: the images as textures with their sizes and files, used by the visor's channels
+  // (with a normal map too, and the body using the same colour image: written once).
+  Character mapped = c;
+  mapped.meshes[1].material.normal_texture = checkerImage("visor_normal.png", 2, 2);
+  mapped.meshes[0].material.base_color_texture = mapped.meshes[1].material.base_color_texture;
+  auto g4 = exportCharacter(data, mapped, {}, {.format = ExportFormat::kG4tf});
+  ASSERT_TRUE(g4.ok());
+  auto doc = parseJson(g4->main, "two.g4tf");
+  ASSERT_TRUE(doc.ok());
+  const Json& textures = *doc->find("textures");
+  ASSERT_EQ(textures.size(), 2u);
+  const Json& size = *textures.items()[0].find("size");
+  ASSERT_EQ(size.size(), 2u);
+  EXPECT_EQ(size.items()[0].asInt(), 4);
+  EXPECT_EQ(size.items()[1].asInt(), 2);
+  EXPECT_EQ(doc->find("files")->items()[1].find("mimeType")->asString(), "image/png");
+  const Json& material = doc->find("materials")->items()[1];
+  EXPECT_EQ(material.find("baseColor")->find("texture")->asInt(), 0);
+  EXPECT_EQ(material.find("normal")->find("texture")->asInt(), 1);
+  EXPECT_EQ(doc->find("materials")->items()[0].find("baseColor")->find("texture")->asInt(), 0);
+  for (const G4mfIssue& i : validateG4mf(g4->main, "mapped")) ADD_FAILURE() << i.path << ": " << i.message;
+}
+
+TEST(ExportImage, FormatAndSizeFromTheHeader) {
+  const ExportImage png = checkerImage("a.png", 3, 5);
+  EXPECT_EQ(png.width, 3);
+  EXPECT_EQ(png.height, 5);
+  EXPECT_EQ(png.name, "a");
+  EXPECT_EQ(png.file_name, "a.png");
+  auto bytes = [](std::string s) { return std::make_shared<const std::string>(std::move(s)); };
+  auto gif = exportImage(bytes("GIF89a....."), "x/y.gif");
+  ASSERT_FALSE(gif.ok());
+  EXPECT_EQ(gif.error().message, "x/y.gif: not a PNG or JPEG image (glTF readers need one of those)");
+  auto cut = exportImage(bytes(png.bytes->substr(0, 12)), "cut.png");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message, "cut.png: unreadable image header (image/png)");
+  EXPECT_FALSE(exportImage(bytes(""), "empty.png").ok());
+  // A model whose texture has no UVs to map it, or a file name with a folder, is refused.
+  ExportModel m = twoMeshes().model;
+  m.meshes[1].material.base_color_texture->file_name = "../x.png";
+  auto bad = validateExportModel(m);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("file name must be a plain name"), std::string::npos) << bad.error().message;
+  m = twoMeshes().model;
+  m.meshes[1].uvs.clear();
+  bad = validateExportModel(m);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("a textured material needs UVs"), std::string::npos) << bad.error().message;
 }
 
 TEST(TwoMeshCharacter, PoseSkinsEveryMesh) {
@@ -1077,6 +1155,8 @@ TEST(TwoMeshes, WriteSamples) {
     ASSERT_TRUE(files.ok()) << files.error().message;
     put(name, files->main);
     if (container == GltfContainer::kGltf) put("two_meshes.bin", files->bin);
+    ASSERT_EQ(files->images.size(), container == GltfContainer::kGltf ? 1u : 0u);
+    for (const auto& [image_name, bytes] : files->images) put(image_name, *bytes);
   }
   for (auto [container, zstd, name] : {std::tuple{G4mfContainer::kText, false, "two_meshes.g4tf"}, {G4mfContainer::kBinary, false, "two_meshes.g4b"},
                                        {G4mfContainer::kBinary, true, "two_meshes.zstd.g4b"}}) {

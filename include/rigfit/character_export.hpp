@@ -82,6 +82,8 @@ Json exportReportJson(const ExportReport& report);
 struct CharacterExport {
   std::string main;  ///< the .glb/.gltf/.g4tf/.g4b bytes
   std::string bin;   ///< the .bin of a non-embedded .gltf (empty otherwise)
+  /// The material images a non-embedded .gltf names: file name (beside the .gltf) and bytes.
+  std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> images;
   ExportReport report;
   std::vector<std::string> warnings;  ///< pose warnings (bones the rig lacks, ...)
 };
@@ -92,7 +94,8 @@ struct CharacterExport {
                                                         const PoseRequest& pose, const CharacterExportOptions& options);
 
 /// Writes the export durably and all or nothing (writeFilesAtomic): the main file, and the .bin
-/// when `bin_path` is not empty. On failure the files there before are left as they were.
+/// when `bin_path` is not empty, and the images of a .gltf beside it. On failure the files there
+/// before are left as they were.
 [[nodiscard]] Status writeCharacterExport(const CharacterExport& files, const std::string& path, const std::string& bin_path);
 
 }  // namespace rigfit

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +40,20 @@ struct ExportMorph {
 
 enum class AlphaMode { kOpaque, kMask, kBlend };
 
+/// An image a material uses (PNG or JPEG, the formats glTF requires every loader to read). Its
+/// bytes are shared, not copied, between the characters of a batch.
+struct ExportImage {
+  std::string name;       ///< the image's item name (the file's stem)
+  std::string file_name;  ///< the name it gets when written beside a .gltf ("brown_eye.png")
+  std::string mime_type;  ///< "image/png" or "image/jpeg"
+  std::shared_ptr<const std::string> bytes;
+  int width = 0, height = 0;  ///< texels
+};
+
+/// An image from a file's bytes: its format and size read from its header (stb_image), checked
+/// to be PNG or JPEG. `label` names the file in errors.
+[[nodiscard]] Expected<ExportImage> exportImage(std::shared_ptr<const std::string> bytes, std::string_view label);
+
 /// A mesh's material, as glTF's metallic-roughness model states it. The default is the body's:
 /// not metallic (glTF's default material is fully metallic, which engines render dark),
 /// roughness 0.5, 0.8 grey, opaque, one-sided.
@@ -49,6 +65,8 @@ struct ExportMaterial {
   AlphaMode alpha_mode = AlphaMode::kOpaque;
   double alpha_cutoff = 0.5;  ///< kMask: alpha below it is transparent (>= 0)
   bool double_sided = false;
+  std::optional<ExportImage> base_color_texture;  ///< multiplied by base_color (sRGB image)
+  std::optional<ExportImage> normal_texture;      ///< tangent-space normal map
 };
 
 /// One skinned mesh of the export, Y up: one vertex per distinct (position, UV, normal) corner.

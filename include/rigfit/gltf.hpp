@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rigfit/author.hpp"
@@ -60,9 +62,14 @@ struct GltfOptions {
 struct GltfFiles {
   std::string main;  ///< .glb or .gltf bytes
   std::string bin;   ///< .bin bytes (kGltf only)
+  /// kGltf only: the material images to write beside the .gltf, as its `images[].uri` name them
+  /// (each image's file_name, made unique among them).
+  std::vector<std::pair<std::string, std::shared_ptr<const std::string>>> images;
 };
 
-/// Writes the model (checked by validateExportModel first). Layout: scene root nodes are
+/// Writes the model (checked by validateExportModel first). Material images become glTF images
+/// (in the .glb's buffer, as data URIs with kGltfEmbedded, or files beside a .gltf), each image
+/// once however many materials use it, with one linear, repeating sampler. Layout: scene root nodes are
 /// "Armature" (the bones below it, rest transforms as TRS relative to the parent) and one node per
 /// mesh (named after it, no transform, as glTF requires), each with its glTF mesh (one primitive,
 /// its morph targets) and its material, all skinned by the one skin (joints = every bone).

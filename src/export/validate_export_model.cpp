@@ -69,6 +69,19 @@ Status checkSkeleton(const ExportModel& m) {
   return {};
 }
 
+// A texture's image: bytes, a size, PNG or JPEG, and a plain file name (it may be written
+// beside the output file: no folder part, no "..").
+Status checkImage(const ExportImage& image, const std::string& where) {
+  const std::string what = where + "image \"" + image.name + "\": ";
+  if (!image.bytes || image.bytes->empty()) return usage(what + "has no bytes");
+  if (image.mime_type != "image/png" && image.mime_type != "image/jpeg") return usage(what + "must be PNG or JPEG");
+  if (image.width <= 0 || image.height <= 0) return usage(what + "has no size");
+  const std::string& f = image.file_name;
+  if (f.empty() || f == "." || f == ".." || f.find('/') != std::string::npos || f.find('\\') != std::string::npos)
+    return usage(what + "file name must be a plain name");
+  return {};
+}
+
 Status checkMaterial(const ExportMaterial& mat, const std::string& where) {
   const auto unit = [](double v) { return v >= 0.0 && v <= 1.0; };
   for (float c : mat.base_color)
@@ -78,6 +91,8 @@ Status checkMaterial(const ExportMaterial& mat, const std::string& where) {
     return range(where + "material \"" + mat.name + "\": the alpha cutoff must be finite and >= 0");
   if (mat.alpha_mode != AlphaMode::kOpaque && mat.alpha_mode != AlphaMode::kMask && mat.alpha_mode != AlphaMode::kBlend)
     return usage(where + "material \"" + mat.name + "\": unknown alpha mode");
+  for (const auto* image : {&mat.base_color_texture, &mat.normal_texture})
+    if (*image) RIGFIT_TRY(checkImage(**image, where + "material \"" + mat.name + "\": "));
   return {};
 }
 
@@ -139,6 +154,8 @@ Status checkMesh(const ExportMesh& m, std::size_t index, std::size_t nb) {
         return usage(at + "vertices are not ascending within the mesh");
     if (!allFinite(morph.deltas) || !allFinite(morph.normal_deltas)) return range(at + "non-finite delta");
   }
+  if ((m.material.base_color_texture || m.material.normal_texture) && m.uvs.empty())
+    return usage(where + "a textured material needs UVs");
   return checkMaterial(m.material, where);
 }
 

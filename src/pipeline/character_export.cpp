@@ -193,6 +193,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     if (!files) return files.error();
     out.main = std::move(files->main);
     out.bin = std::move(files->bin);
+    out.images = std::move(files->images);
   } else {
     G4mfWriteOptions options;
     options.container = format == ExportFormat::kG4b ? G4mfContainer::kBinary : G4mfContainer::kText;
@@ -205,6 +206,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   }
   report.warnings = out.warnings;
   report.bytes = out.main.size() + out.bin.size();
+  for (const auto& image : out.images) report.bytes += image.second->size();
   return out;
 }
 
@@ -253,9 +255,14 @@ Json exportReportJson(const ExportReport& r) {
 }
 
 Status writeCharacterExport(const CharacterExport& files, const std::string& path, const std::string& bin_path) {
-  if (bin_path.empty()) return writeFileAtomic(path, files.main);
-  const OutputFile both[] = {{bin_path, files.bin}, {path, files.main}};
-  return writeFilesAtomic(both);
+  if (bin_path.empty() && files.images.empty()) return writeFileAtomic(path, files.main);
+  // The files the main one refers to first (buffer, images beside it), the main file last.
+  std::vector<OutputFile> all;
+  if (!bin_path.empty()) all.push_back({bin_path, files.bin});
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  for (const auto& [name, bytes] : files.images) all.push_back({(folder / name).string(), *bytes});
+  all.push_back({path, files.main});
+  return writeFilesAtomic(all);
 }
 
 }  // namespace rigfit

@@ -24,12 +24,15 @@
 //                 surface uses materials[k]
 //   materials[k]  the mesh's material (§9.4): baseColor factor RGBA, orm factor (occlusion 0 as
 //                 the spec's default, roughness, metallic); alpha mode, cutoff and two-sidedness,
-//                 which G4MF lacks, in extras
+//                 which G4MF lacks, in extras; baseColor.texture and normal.texture for images
+//   textures[t]   one per distinct material image: size, placeholder colour, files = [t]
+//   files[t]      the image (mimeType) in a bare buffer view after the mesh data
 // One buffer (§4); one view per array, aligned to its component size (§6); identical views and
 // accessors reused (§3 uniqueItems); indices in the smallest unsigned type; little-endian.
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -116,16 +119,61 @@ void putU64(std::string& out, std::uint64_t v) {
 std::size_t align16(std::size_t n) { return (n + 15) & ~std::size_t(15); }
 
 
-// A mesh's material (§9.4): base colour and ORM factors. G4MF has no alpha mode or sidedness:
-// those go to extras (alphaMode, alphaCutoff, doubleSided) when not glTF's defaults.
-Json material(const ExportMaterial& mat, const std::string& name) {
+// The material images as G4MF textures (§9.4): each image once (by its bytes), its file in
+// the buffer as a bare view (§6: uint8 data), with its size and a placeholder colour (white for
+// base colour, so the factor shows; the flat normal for normal maps).
+struct Textures {
+  Json files = Json::array(), textures = Json::array();
+  std::map<const std::string*, int> index_of;
+};
+
+Textures writeTextures(const ExportModel& m, G4mfBuffer& buf, std::vector<std::string>& taken) {
+  Textures out;
+  for (const ExportMesh& mesh : m.meshes)
+    for (const auto* slot : {&mesh.material.base_color_texture, &mesh.material.normal_texture}) {
+      if (!*slot || out.index_of.count((*slot)->bytes.get())) continue;
+      const ExportImage& image = **slot;
+      const std::string name = uniqueName(taken, exportName(image.name));
+      Json file = Json::object();
+      file.set("name", uniqueName(taken, name + "File"));
+      file.set("mimeType", image.mime_type);
+      file.set("bufferView", buf.view(image.bytes->data(), image.bytes->size(), 1));
+      Json texture = Json::object();
+      texture.set("name", name);
+      Json sizes = Json::array();
+      sizes.push(static_cast<std::int64_t>(image.width));
+      sizes.push(static_cast<std::int64_t>(image.height));
+      texture.set("size", std::move(sizes));
+      const bool normal = slot == &mesh.material.normal_texture;
+      const double white[4] = {1.0, 1.0, 1.0, 1.0}, flat[3] = {0.5, 0.5, 1.0};
+      texture.set("placeholder", normal ? numberArray(flat, 3) : numberArray(white, 4));
+      Json files = Json::array();
+      files.push(static_cast<std::int64_t>(out.files.size()));
+      texture.set("files", std::move(files));
+      out.files.push(std::move(file));
+      out.index_of[image.bytes.get()] = static_cast<int>(out.textures.size());
+      out.textures.push(std::move(texture));
+    }
+  return out;
+}
+
+// A mesh's material (§9.4): base colour (factor, texture), normal map and ORM factors. G4MF has
+// no alpha mode or sidedness: those go to extras (alphaMode, alphaCutoff, doubleSided) when not
+// glTF's defaults.
+Json material(const ExportMaterial& mat, const std::string& name, const Textures& textures) {
   Json out = Json::object();
   out.set("name", name);
   Json base = Json::object(), orm = Json::object();
   const auto& c = mat.base_color;
   const double color[4] = {c[0], c[1], c[2], c[3]};
   base.set("factor", numberArray(color, 4));
+  if (mat.base_color_texture) base.set("texture", textures.index_of.at(mat.base_color_texture->bytes.get()));
   out.set("baseColor", std::move(base));
+  if (mat.normal_texture) {
+    Json normal = Json::object();
+    normal.set("texture", textures.index_of.at(mat.normal_texture->bytes.get()));
+    out.set("normal", std::move(normal));
+  }
   const double factors[3] = {0.0, mat.roughness, mat.metallic};  // occlusion 0: the spec's default
   orm.set("factor", numberArray(factors, 3));
   out.set("orm", std::move(orm));
@@ -319,9 +367,14 @@ Expected<std::string> writeG4mf(const ExportModel& m, const G4mfWriteOptions& op
   doc.set("asset", std::move(asset));
   doc.set("nodes", std::move(nodes));
   doc.set("meshes", std::move(meshes));
+  Textures textures = writeTextures(m, b, taken);
   Json materials = Json::array();
-  for (std::size_t k = 0; k < m.meshes.size(); ++k) materials.push(material(m.meshes[k].material, names.meshes[k].material));
+  for (std::size_t k = 0; k < m.meshes.size(); ++k) materials.push(material(m.meshes[k].material, names.meshes[k].material, textures));
   doc.set("materials", std::move(materials));
+  if (textures.textures.size()) {
+    doc.set("textures", std::move(textures.textures));
+    doc.set("files", std::move(textures.files));
+  }
   doc.set("accessors", std::move(b.accessors));
   doc.set("bufferViews", std::move(b.views));
   std::string blob;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -50,16 +51,86 @@ Trs decompose(const Eigen::Matrix4d& m) {
   return out;
 }
 
+// The material images, each once (the same bytes object, or equal bytes under the same name),
+// in order of first use; `texture_of` maps an image's bytes to its texture index.
+struct Images {
+  std::vector<const ExportImage*> list;
+  std::map<const std::string*, int> texture_of;
+};
+
+Images collectImages(const ExportModel& model) {
+  Images out;
+  for (const ExportMesh& mesh : model.meshes)
+    for (const auto* slot : {&mesh.material.base_color_texture, &mesh.material.normal_texture}) {
+      if (!*slot || out.texture_of.count((*slot)->bytes.get())) continue;
+      int same = -1;
+      for (std::size_t i = 0; i < out.list.size() && same < 0; ++i)
+        if (out.list[i]->file_name == (*slot)->file_name && *out.list[i]->bytes == *(*slot)->bytes) same = static_cast<int>(i);
+      if (same < 0) {
+        same = static_cast<int>(out.list.size());
+        out.list.push_back(&**slot);
+      }
+      out.texture_of[(*slot)->bytes.get()] = same;
+    }
+  return out;
+}
+
+// images, textures (one per image) and the one sampler: linear, mipmapped, repeating. Image
+// bytes go to the buffer (.glb), a data URI (embedded .gltf) or files beside the .gltf.
+void writeImages(const Images& images, const GltfOptions& options, GltfBuffer& b, Json& doc, GltfFiles& files) {
+  if (images.list.empty()) return;
+  Json image_json = Json::array(), textures = Json::array();
+  std::vector<std::string> taken;
+  for (std::size_t i = 0; i < images.list.size(); ++i) {
+    const ExportImage& image = *images.list[i];
+    Json im = Json::object();
+    im.set("name", image.name);
+    if (options.container == GltfContainer::kGlb) {
+      im.set("bufferView", b.view<char>(image.bytes->size(), 0, image.bytes->data()));
+      im.set("mimeType", image.mime_type);
+    } else if (options.container == GltfContainer::kGltfEmbedded) {
+      im.set("uri", "data:" + image.mime_type + ";base64," + base64Encode(*image.bytes));
+    } else {
+      const std::string name = uniqueName(taken, image.file_name);
+      im.set("uri", name);
+      files.images.emplace_back(name, image.bytes);
+    }
+    image_json.push(std::move(im));
+    Json t = Json::object();
+    t.set("sampler", 0);
+    t.set("source", static_cast<std::int64_t>(i));
+    textures.push(std::move(t));
+  }
+  Json sampler = Json::object();
+  sampler.set("magFilter", 9729);   // LINEAR
+  sampler.set("minFilter", 9987);   // LINEAR_MIPMAP_LINEAR
+  sampler.set("wrapS", 10497);      // REPEAT
+  sampler.set("wrapT", 10497);
+  Json samplers = Json::array();
+  samplers.push(std::move(sampler));
+  doc.set("images", std::move(image_json));
+  doc.set("samplers", std::move(samplers));
+  doc.set("textures", std::move(textures));
+}
+
+Json textureRef(const Images& images, const ExportImage& image) {
+  Json ref = Json::object();
+  ref.set("index", images.texture_of.at(image.bytes.get()));
+  return ref;
+}
+
 // A mesh's material as glTF's metallic-roughness material.
-Json material(const ExportMaterial& m) {
+Json material(const ExportMaterial& m, const Images& images) {
   Json pbr = Json::object();
   const auto& c = m.base_color;
   pbr.set("baseColorFactor", gltfNumbers({c[0], c[1], c[2], c[3]}));
   pbr.set("metallicFactor", m.metallic);
   pbr.set("roughnessFactor", m.roughness);
+  if (m.base_color_texture) pbr.set("baseColorTexture", textureRef(images, *m.base_color_texture));
   Json out = Json::object();
   out.set("name", m.name);
   out.set("pbrMetallicRoughness", std::move(pbr));
+  if (m.normal_texture) out.set("normalTexture", textureRef(images, *m.normal_texture));
   if (m.alpha_mode == AlphaMode::kBlend) out.set("alphaMode", "BLEND");
   if (m.alpha_mode == AlphaMode::kMask) {
     out.set("alphaMode", "MASK");
@@ -96,6 +167,9 @@ Expected<std::size_t> checkStreams(const ExportModel& model, std::span<const Glt
     std::size_t morph_bytes = 0;  // sparse indices (up to 4 bytes), position and normal deltas; JSON
     for (const ExportMorph& morph : mesh.morphs) morph_bytes += 28 * morph.vertices.size() + 8 + 600;
     bytes += nv * (12 + 12 + 8 + 6 * k) + 4 * mesh.triangles.size() + morph_bytes;
+    if (options.container == GltfContainer::kGlb)  // images in the buffer (an upper bound: shared ones counted per use)
+      for (const auto* image : {&mesh.material.base_color_texture, &mesh.material.normal_texture})
+        if (*image) bytes += (*image)->bytes->size() + 4;
   }
   return bytes;
 }
@@ -254,9 +328,12 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, std::span<const GltfSkin
   doc.set("scenes", scenesJson(model, options));
   doc.set("nodes", std::move(nodes));
   doc.set("meshes", std::move(meshes));
+  GltfFiles files;
+  const Images images = collectImages(model);
   Json materials = Json::array();
-  for (const ExportMesh& mesh : model.meshes) materials.push(material(mesh.material));
+  for (const ExportMesh& mesh : model.meshes) materials.push(material(mesh.material, images));
   doc.set("materials", std::move(materials));
+  writeImages(images, options, b, doc, files);
   doc.set("skins", skinJson(model, ibm_acc));
   doc.set("accessors", std::move(b.accessors));
   doc.set("bufferViews", std::move(b.views));
@@ -276,7 +353,6 @@ Expected<GltfFiles> writeGltf(const ExportModel& model, std::span<const GltfSkin
   jo.indent = options.container == GltfContainer::kGlb ? -1 : 1;
   jo.inline_numbers = true;
   std::string json = writeJson(doc, jo);
-  GltfFiles files;
   if (options.container != GltfContainer::kGlb) {
     files.main = std::move(json);
     files.main.push_back('\n');
