@@ -63,6 +63,9 @@ struct CharacterMesh {
   VertexGroups groups;        ///< the body's: helper geometry and masks (may be empty for others)
   Skin skin;                  ///< weights over the character's skeleton, one row per vertex
   ExportMaterial material;    ///< glTF/G4MF material (the body's base colour comes from the export options)
+  /// Per face: 1 where the face is hidden (the body under clothes); removed on export unless
+  /// kept. Empty: every face shows.
+  std::vector<std::uint8_t> hidden_faces;
 };
 
 /// One skeleton and many skinned meshes: the body is meshes[0] (fitted, shaped when a shape was

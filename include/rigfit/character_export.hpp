@@ -24,6 +24,7 @@ struct CharacterExportOptions {
   bool quantize = false;       ///< glTF: normalised unsigned weights summing exactly to 1
   int weight_bits = 8;         ///< glTF with quantize: 8 or 16
   bool keep_helpers = false;   ///< keep helper geometry and joint cubes
+  bool keep_hidden = false;    ///< keep the faces a mesh hides (CharacterMesh::hidden_faces)
   bool deform_only = false;    ///< only bones that carry weight, re-parented across removed ones
   bool compress = false;       ///< .g4b: Zstandard chunks
   int threads = 1;             ///< threads for the computed normals (the bytes do not depend on it)

@@ -35,6 +35,10 @@ struct Mesh {
   std::size_t faceCount() const { return face_offsets.empty() ? 0 : face_offsets.size() - 1; }
 };
 
+/// The mesh without the faces flagged in `hidden` (one per face; missing entries count as shown):
+/// every vertex, UV and normal is kept, so per-vertex data still applies.
+Mesh withoutFaces(const Mesh& mesh, std::span<const std::uint8_t> hidden);
+
 struct ObjReadOptions {
   float scale_factor = kDefaultScaleFactor;
 };

@@ -69,7 +69,7 @@ Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, s
   std::vector<Eigen::Matrix3d> linear;  // per bone: the linear part of pose * rest^-1
   for (std::size_t b = 0; b < bind.size(); ++b) linear.push_back((bind[b] * c.fit.skeleton.rest[b].inverse()).topLeftCorner<3, 3>());
   std::optional<MorphNormals> normals;
-  if (c.body().mesh.normals.empty()) normals.emplace(c.body().mesh, body.positions, o.threads);
+  if (body.normals.empty()) normals.emplace(body, body.positions, o.threads);  // the faces exported
   std::vector<double> posed;
   std::vector<float> normal_deltas;
   // A whole folder stands for every target directly in it, in name order.
@@ -136,6 +136,15 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     bind = std::move(posed.pose_matrices);
     mesh = &posed_mesh;
   }
+  // Hidden faces (the body under clothes) go, unless kept: their vertices stay in the mesh (the
+  // skin and morphs still index them) but are not exported when no face uses them.
+  std::vector<Mesh> shown(c.meshes.size());
+  const auto visible = [&](std::size_t m, const Mesh& at_bind) -> const Mesh& {
+    if (o.keep_hidden || c.meshes[m].hidden_faces.empty()) return at_bind;
+    shown[m] = withoutFaces(at_bind, c.meshes[m].hidden_faces);
+    return shown[m];
+  };
+  mesh = &visible(0, *mesh);
   const ExportOptions model_options{.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads};
   auto model = buildExportModel(*mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, model_options, mesh->positions, bind);
   if (!model) return model.error();
@@ -143,7 +152,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   model->meshes[0].material = c.body().material;
   for (std::size_t m = 1; m < c.meshes.size(); ++m) {
     const CharacterMesh& extra = c.meshes[m];
-    const Mesh& at_bind = posed_more.empty() ? extra.mesh : posed_more[m - 1];
+    const Mesh& at_bind = visible(m, posed_more.empty() ? extra.mesh : posed_more[m - 1]);
     const VertexGroups* groups = extra.groups.ranges.empty() ? nullptr : &extra.groups;
     RIGFIT_TRY(addExportMesh(*model, c.fit.skeleton, at_bind, extra.skin, extra.name, extra.material, model_options, groups,
                              at_bind.positions, bind));
