@@ -647,6 +647,8 @@ constexpr Kernels kCompiled[] = {
 #endif
 
 // Highway 1.0.3's feature groups (hwy/targets.cc, DetectTargets), each including the previous one.
+// (Highway also drops SSSE3 and SSE4 if the OS does not save the XMM registers; every x86-64 OS
+// does, its ABI passes floats in them.)
 bool cpuRunsSsse3() {
   __builtin_cpu_init();  // no-op once libgcc's constructor has run
   return __builtin_cpu_supports("sse") && __builtin_cpu_supports("sse2") && __builtin_cpu_supports("sse3") &&
