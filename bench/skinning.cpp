@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -200,26 +201,27 @@ void report(benchmark::State& state, std::size_t vertices) {
       benchmark::Counter(static_cast<double>(state.iterations() * vertices) * 1e-6, benchmark::Counter::kIsRate);
 }
 
-void runSkin(benchmark::State& state, Mesh& m, bool normals, bool dq, const char* target,
+// With the kernels of `target`, or (nullopt) as SkinningJob::run chooses them.
+void runSkin(benchmark::State& state, Mesh& m, bool normals, bool dq, std::optional<detail::SkinningTarget> target,
              SkinningJob::Stores stores = SkinningJob::Stores::kAuto) {
   const int threads = static_cast<int>(state.range(0));
-  if (target != nullptr && !detail::setSkinningTargetForTesting(target)) return state.SkipWithError("target not supported");
+  if (target && !detail::skinningTargetSupported(*target)) return state.SkipWithError("target not supported");
   SkinningJob job = m.job(normals, dq, threads, threads > 1 ? &executor() : nullptr);
   job.stores = stores;
-  if (!job.run()) return state.SkipWithError("invalid job");
+  const auto run = [&] { return target ? detail::runSkinningJob(job, *target) : job.run(); };
+  if (!run()) return state.SkipWithError("invalid job");
   for (auto _ : state) {
-    job.run();
+    run();
     benchmark::ClobberMemory();
   }
   report(state, m.skin.vertex_count);
-  state.SetLabel(m.source + ", " + detail::skinningActiveTarget());
-  if (target != nullptr) detail::setSkinningTargetForTesting("");
+  state.SetLabel(m.source + ", " + detail::skinningTargetName(target ? *target : detail::skinningBestTarget()));
 }
 
-void BM_SkinHm08(benchmark::State& state) { runSkin(state, hm08(), true, false, nullptr); }
-void BM_SkinHm08_AVX2(benchmark::State& state) { runSkin(state, hm08(), true, false, "AVX2"); }
-void BM_SkinHm08_PositionsOnly(benchmark::State& state) { runSkin(state, hm08(), false, false, nullptr); }
-void BM_SkinHm08_DualQuat(benchmark::State& state) { runSkin(state, hm08(), true, true, nullptr); }
+void BM_SkinHm08(benchmark::State& state) { runSkin(state, hm08(), true, false, std::nullopt); }
+void BM_SkinHm08_AVX2(benchmark::State& state) { runSkin(state, hm08(), true, false, detail::SkinningTarget::kAvx2); }
+void BM_SkinHm08_PositionsOnly(benchmark::State& state) { runSkin(state, hm08(), false, false, std::nullopt); }
+void BM_SkinHm08_DualQuat(benchmark::State& state) { runSkin(state, hm08(), true, true, std::nullopt); }
 void BM_SkinHm08_Reference(benchmark::State& state) {
   Mesh& m = hm08();
   SkinningJob job = m.job(true, false, 1, nullptr);
@@ -231,19 +233,20 @@ void BM_SkinHm08_Reference(benchmark::State& state) {
   state.SetLabel(job.reference ? "double reference over the Skin" : "float loop over the Skin");
 }
 void BM_Skin4(benchmark::State& state) {
-  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1))), true, false, nullptr);
+  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1))), true, false, std::nullopt);
 }
 void BM_Skin4_CacheStores(benchmark::State& state) {
-  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1))), true, false, nullptr, SkinningJob::Stores::kCache);
+  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1))), true, false, std::nullopt,
+          SkinningJob::Stores::kCache);
 }
 void BM_Skin4_RandomBones(benchmark::State& state) {
-  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1)), false), true, false, nullptr);
+  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1)), false), true, false, std::nullopt);
 }
 void BM_Skin4_PositionsOnly(benchmark::State& state) {
-  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1))), false, false, nullptr);
+  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1))), false, false, std::nullopt);
 }
 void BM_Skin4_AVX2(benchmark::State& state) {
-  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1))), true, false, "AVX2");
+  runSkin(state, fourInfluences(static_cast<std::size_t>(state.range(1))), true, false, detail::SkinningTarget::kAvx2);
 }
 
 // a[i] = b[i] + s * c[i] over 72 bytes per vertex (three arrays of 6 floats per vertex).

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 
 #include <Eigen/Geometry>
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include "rigfit/json.hpp"
 #include "skin/skinning_kernels.hpp"
@@ -80,7 +82,9 @@ struct Case {
   std::vector<float> positions, normals;
   bool dual_quaternion = false;
 
-  Result run(Path path, int threads = 1, Executor* executor = nullptr) const {
+  // kSimd: with the kernels of `target` when given, else of the best target.
+  Result run(Path path, int threads = 1, Executor* executor = nullptr,
+             std::optional<detail::SkinningTarget> target = std::nullopt) const {
     Result r;
     r.positions.assign(positions.size(), -777.0f);
     r.normals.assign(normals.size(), -777.0f);
@@ -106,7 +110,7 @@ struct Case {
     job.threads = threads;
     job.executor = executor;
     EXPECT_TRUE(job.validate());
-    EXPECT_TRUE(job.run());
+    EXPECT_TRUE(target ? detail::runSkinningJob(job, *target) : job.run());
     return r;
   }
 };
@@ -121,33 +125,24 @@ Eigen::Vector3f at(const std::vector<float>& v, std::size_t i) { return Eigen::V
     EXPECT_NEAR(a_.z(), (ez), (tol));                             \
   } while (0)
 
-// Runs every path (SIMD kernels, float loop over the Skin, double reference) on every compiled
-// SIMD target this CPU supports.
-class TargetGuard {
- public:
-  ~TargetGuard() { detail::setSkinningTargetForTesting(""); }
-};
-
-std::vector<std::string> supportedTargets() {
-  std::vector<std::string> out;
-  for (const std::string& t : detail::skinningCompiledTargets()) {
-    if (detail::setSkinningTargetForTesting(t)) out.push_back(t);
+// Runs every path (SIMD kernels, float loop over the Skin, double reference), the kernels on
+// every compiled SIMD target this CPU supports.
+std::vector<detail::SkinningTarget> supportedTargets() {
+  std::vector<detail::SkinningTarget> out;
+  for (detail::SkinningTarget t : detail::skinningCompiledTargets()) {
+    if (detail::skinningTargetSupported(t)) out.push_back(t);
   }
-  detail::setSkinningTargetForTesting("");
   return out;
 }
 
 template <typename Check>
 void forEveryPath(const Case& c, Check check) {
-  TargetGuard guard;
   for (Path p : kPaths) {
     if (p == Path::kSimd) {
-      for (const std::string& t : supportedTargets()) {
-        ASSERT_TRUE(detail::setSkinningTargetForTesting(t));
-        SCOPED_TRACE("simd " + t);
-        check(c.run(p));
+      for (detail::SkinningTarget t : supportedTargets()) {
+        SCOPED_TRACE(std::string("simd ") + detail::skinningTargetName(t));
+        check(c.run(p, 1, nullptr, t));
       }
-      detail::setSkinningTargetForTesting("");
     } else {
       SCOPED_TRACE(pathName(p));
       check(c.run(p));
@@ -329,7 +324,6 @@ void expectClose(const Result& a, const Result& b, double tol, const std::string
 }
 
 TEST(SkinningResult, SimdMatchesReferenceOnRandomMeshes) {
-  TargetGuard guard;
   const auto targets = supportedTargets();
   ASSERT_FALSE(targets.empty());
   struct Shape {
@@ -349,11 +343,9 @@ TEST(SkinningResult, SimdMatchesReferenceOnRandomMeshes) {
         const std::string what = std::to_string(s.vertices) + " vertices, <= " + std::to_string(s.max_influences) +
                                  " influences" + (dq ? ", dual quaternion" : "") + (scale ? ", scaled" : "");
         expectClose(c.run(Path::kSkin), ref, 1e-5, what + ", float loop");
-        for (const std::string& t : targets) {
-          ASSERT_TRUE(detail::setSkinningTargetForTesting(t));
-          expectClose(c.run(Path::kSimd), ref, 1e-5, what + ", " + t);
+        for (detail::SkinningTarget t : targets) {
+          expectClose(c.run(Path::kSimd, 1, nullptr, t), ref, 1e-5, what + ", " + detail::skinningTargetName(t));
         }
-        detail::setSkinningTargetForTesting("");
       }
     }
   }
@@ -400,14 +392,13 @@ TEST(SkinningResult, ThreadsGiveIdenticalResults) {
 // with and without normals, for both blends, in place, and over threads; unaligned outputs fall
 // back to ordinary stores.
 TEST(SkinningResult, StreamedStoresWriteTheSameBits) {
-  TargetGuard guard;
   using Floats = AlignedFloats;
   Case c = randomCase(4099, 53, 7, 77, true);
   auto layout = SkinningLayout::build(c.skin);
   ASSERT_TRUE(layout.ok());
   Executor executor(2);
-  const auto run = [&](SkinningJob::Stores stores, bool normals, bool dq, int threads, std::size_t skew, bool in_place,
-                       bool expect_stream) {
+  const auto run = [&](detail::SkinningTarget target, SkinningJob::Stores stores, bool normals, bool dq, int threads,
+                       std::size_t skew, bool in_place, bool expect_stream) {
     Floats p(c.positions.size() + skew, -777.0f), n(c.normals.size() + skew, -777.0f);
     Floats ip(c.positions.begin(), c.positions.end()), in(c.normals.begin(), c.normals.end());
     const std::span<float> out_p(p.data() + skew, c.positions.size()), out_n(n.data() + skew, c.normals.size());
@@ -430,18 +421,18 @@ TEST(SkinningResult, StreamedStoresWriteTheSameBits) {
     job.threads = threads;
     job.executor = threads > 1 ? &executor : nullptr;
     EXPECT_EQ(job.streams(), expect_stream);
-    EXPECT_TRUE(job.run());
+    EXPECT_TRUE(detail::runSkinningJob(job, target));
     Result r;
     r.positions.assign(out_p.begin(), out_p.end());
     if (normals) r.normals.assign(out_n.begin(), out_n.end());
     return r;
   };
-  for (const std::string& t : supportedTargets()) {
-    ASSERT_TRUE(detail::setSkinningTargetForTesting(t));
+  for (detail::SkinningTarget t : supportedTargets()) {
     for (bool normals : {true, false}) {
       for (bool dq : {false, true}) {
-        SCOPED_TRACE(t + (normals ? ", normals" : ", positions only") + (dq ? ", dual quaternion" : ""));
-        const Result cached = run(SkinningJob::Stores::kCache, normals, dq, 1, 0, false, false);
+        SCOPED_TRACE(std::string(detail::skinningTargetName(t)) + (normals ? ", normals" : ", positions only") +
+                     (dq ? ", dual quaternion" : ""));
+        const Result cached = run(t, SkinningJob::Stores::kCache, normals, dq, 1, 0, false, false);
         Result ref = c.run(Path::kReference);
         if (!normals) ref.normals.clear();
         if (!dq) expectClose(cached, ref, 1e-5, "cached stores");
@@ -457,12 +448,12 @@ TEST(SkinningResult, StreamedStoresWriteTheSameBits) {
                                     {"streamed on 2 threads", SkinningJob::Stores::kStream, 2, 0, false, true},
                                     {"unaligned: cached", SkinningJob::Stores::kStream, 1, 1, false, false}};
         for (const Variant& v : variants) {
-          const Result r = run(v.stores, normals, dq, v.threads, v.skew, v.in_place, v.streams);
+          const Result r = run(t, v.stores, normals, dq, v.threads, v.skew, v.in_place, v.streams);
           EXPECT_EQ(r.positions, cached.positions) << v.what;
           EXPECT_EQ(r.normals, cached.normals) << v.what;
         }
         // kAuto: this mesh's arrays are far below kSkinningStreamBytes.
-        EXPECT_EQ(run(SkinningJob::Stores::kAuto, normals, dq, 1, 0, false, false).positions, cached.positions);
+        EXPECT_EQ(run(t, SkinningJob::Stores::kAuto, normals, dq, 1, 0, false, false).positions, cached.positions);
       }
     }
   }
@@ -781,22 +772,51 @@ TEST(SkinningValidity, LayoutChoosesTheCheaperChunkForm) {
 }
 
 TEST(SkinningValidity, Targets) {
+  using detail::SkinningTarget;
   const auto compiled = detail::skinningCompiledTargets();
   ASSERT_FALSE(compiled.empty());
-  const std::string active = detail::skinningActiveTarget();
-  EXPECT_NE(std::find(compiled.begin(), compiled.end(), active), compiled.end()) << active;
-  EXPECT_FALSE(detail::setSkinningTargetForTesting("NOT_A_TARGET"));
-  {
-    TargetGuard guard;
-    for (const std::string& t : supportedTargets()) {
-      ASSERT_TRUE(detail::setSkinningTargetForTesting(t));
-      EXPECT_EQ(detail::skinningActiveTarget(), t);  // the dispatch really switches
-    }
+  const SkinningTarget best = detail::skinningBestTarget();
+  // The best target is the first compiled one this CPU supports; the last one runs everywhere.
+  const auto supported = supportedTargets();
+  ASSERT_FALSE(supported.empty());
+  EXPECT_EQ(best, supported.front());
+  EXPECT_TRUE(detail::skinningTargetSupported(compiled.back()));
+  // The dispatch really switches: the kernels run for each target are the ones compiled for it.
+  for (SkinningTarget t : compiled) EXPECT_STREQ(detail::skinningKernelTargetName(t), detail::skinningTargetName(t));
+  // A target not compiled in: no kernels, and a job on it fails.
+  Case c = randomCase(40, 5, 3, 9, false);
+  for (int i = 0; i <= static_cast<int>(SkinningTarget::kBaseline); ++i) {
+    const auto t = static_cast<SkinningTarget>(i);
+    if (std::find(compiled.begin(), compiled.end(), t) != compiled.end()) continue;
+    EXPECT_FALSE(detail::skinningTargetSupported(t)) << detail::skinningTargetName(t);
+    EXPECT_EQ(detail::skinningKernelTargetName(t), nullptr);
+    auto layout = SkinningLayout::build(c.skin);
+    ASSERT_TRUE(layout.ok());
+    std::vector<float> out(c.positions.size());
+    SkinningJob job;
+    job.layout = &*layout;
+    job.matrices = c.matrices;
+    job.in_positions = c.positions;
+    job.out_positions = out;
+    EXPECT_TRUE(job.run());
+    EXPECT_FALSE(detail::runSkinningJob(job, t));
   }
-  EXPECT_EQ(detail::skinningActiveTarget(), active);
   std::string list;
-  for (const auto& t : compiled) list += t + " ";
-  std::printf("[ skinning ] compiled targets: %sactive: %s\n", list.c_str(), active.c_str());
+  for (SkinningTarget t : compiled) list += std::string(detail::skinningTargetName(t)) + " ";
+  std::printf("[ skinning ] compiled targets: %sbest here: %s\n", list.c_str(), detail::skinningTargetName(best));
+}
+
+// The CPU features the kernels require of each target are Highway's: on this CPU, they support the
+// compiled targets that Highway (libhwy's own detection) does.
+TEST(SkinningValidity, SupportedTargetsAreHighways) {
+  const std::int64_t highway = hwy::SupportedTargets();
+  for (detail::SkinningTarget t : detail::skinningCompiledTargets()) {
+    bool by_highway = false;
+    for (std::int64_t bits = highway; bits != 0; bits &= bits - 1) {
+      if (std::string(hwy::TargetName(bits & -bits)) == detail::skinningTargetName(t)) by_highway = true;
+    }
+    EXPECT_EQ(detail::skinningTargetSupported(t), by_highway) << detail::skinningTargetName(t);
+  }
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ void runScalar(const SkinningJob& job, std::size_t bones, std::size_t n) {
 
 // The SIMD kernels over the layout, with per-bone tables: padded 3x4 rows (64 bytes), or
 // Blender's dual quaternions.
-void runKernels(const SkinningJob& job, std::size_t bones, std::size_t n) {
+void runKernels(const SkinningJob& job, std::size_t bones, std::size_t n, detail::SkinningTarget target) {
   Scratch table(bones * (job.dual_quaternion ? detail::kSkinningDualQuatFloats : 16));
   float* t = table.data();
   if (job.dual_quaternion) {
@@ -117,12 +117,12 @@ void runKernels(const SkinningJob& job, std::size_t bones, std::size_t n) {
   args.stream = job.streams();
   const int parts = partsFor(job, n);
   if (parts <= 1) {
-    detail::skinChunks(args, 0, args.layout.chunk_count);
+    detail::skinChunks(args, 0, args.layout.chunk_count, target);
     return;
   }
   const std::vector<std::size_t> cut = detail::SkinningLayoutAccess::split(*job.layout, piecesFor(job, n, parts));
   parallelFor(job.executor, static_cast<int>(cut.size()) - 1, [&](int part) {
-    detail::skinChunks(args, cut[static_cast<std::size_t>(part)], cut[static_cast<std::size_t>(part) + 1]);
+    detail::skinChunks(args, cut[static_cast<std::size_t>(part)], cut[static_cast<std::size_t>(part) + 1], target);
   });
 }
 
@@ -161,21 +161,36 @@ bool SkinningJob::validate() const {
   return true;
 }
 
-bool SkinningJob::run() const {
-  if (!validate()) return false;
-  const bool use_layout = layout != nullptr && !reference;
-  const std::size_t bones = use_layout ? layout->boneCount() : skin->bone_count;
-  const std::size_t n = use_layout ? layout->vertexCount() : skin->vertex_count;
+namespace {
+
+// The job, with the kernels of `target` (supported by this CPU) on the layout path.
+bool runJob(const SkinningJob& job, detail::SkinningTarget target) {
+  if (!job.validate()) return false;
+  const bool use_layout = job.layout != nullptr && !job.reference;
+  const std::size_t bones = use_layout ? job.layout->boneCount() : job.skin->bone_count;
+  const std::size_t n = use_layout ? job.layout->vertexCount() : job.skin->vertex_count;
   if (n == 0) return true;
   if (use_layout) {
-    runKernels(*this, bones, n);
-  } else if (reference) {
-    runScalar<double>(*this, bones, n);
+    runKernels(job, bones, n, target);
+  } else if (job.reference) {
+    runScalar<double>(job, bones, n);
   } else {
-    runScalar<float>(*this, bones, n);
+    runScalar<float>(job, bones, n);
   }
   return true;
 }
+
+}  // namespace
+
+bool SkinningJob::run() const { return runJob(*this, detail::skinningBestTarget()); }
+
+namespace detail {
+
+bool runSkinningJob(const SkinningJob& job, SkinningTarget target) {
+  return skinningTargetSupported(target) && runJob(job, target);
+}
+
+}  // namespace detail
 
 void packSkinningMatrices(std::span<const Eigen::Matrix4d> matrices, std::span<float> out) {
   const std::size_t n = std::min(matrices.size(), out.size() / 12);

@@ -1,4 +1,4 @@
-// SIMD skinning kernels (Highway, runtime dispatch over AVX-512 / AVX2 / SSE4 / ...).
+// SIMD skinning kernels (Highway, compiled for AVX-512 / AVX2 / SSE4 / ..., dispatched at each call).
 //
 // Per chunk of 16 consecutive vertices, in the form SkinningLayout chose for it:
 //  1a. per bone (a chunk touching few bones, the common case on a real mesh): the 12 SoA matrix
@@ -23,6 +23,17 @@
 // through a stack buffer, two chunks in one block, M_0 + sum_i w_i (M_i - M_0) (one bone's
 // products fewer, through a store), the normal as triple products (6 operations fewer, longer
 // chains), and software prefetching (the hardware streams these arrays).
+//
+// Highway is used from its headers only: the kernels are compiled once per target (foreach_target.h)
+// and dispatched here (the end of this file), from the CPU's features at each call. Highway's own
+// dispatch (HWY_EXPORT / HWY_DYNAMIC_DISPATCH) would link libhwy, whose load-time constructor costs
+// every process that links rigfit milliseconds (bench/README.md).
+#include <hwy/detect_compiler_arch.h>
+// Off x86 (no dispatch below): the one target the compiler's flags allow.
+#if !HWY_ARCH_X86 && !defined(HWY_COMPILE_ONLY_STATIC) && !defined(HWY_COMPILE_ONLY_SCALAR) && \
+    !defined(HWY_COMPILE_ONLY_EMU128)
+#define HWY_COMPILE_ONLY_STATIC 1
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "skin/skinning_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -31,8 +42,18 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <vector>
 
 #include "skin/skinning_kernels.hpp"
+
+#if HWY_ONCE && HWY_ARCH_X86 && defined(__clang__)
+// glibc's CPU_FEATURE_ACTIVE (the dispatch, below). Its header uses C's _Bool, which clang accepts
+// in C++ only with GNU extensions (off here).
+#define _Bool bool
+#include <sys/platform/x86.h>
+#undef _Bool
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace rigfit {
@@ -561,51 +582,172 @@ void SkinChunks(const detail::SkinningKernelArgs& a, std::size_t chunk_begin, st
 }
 #endif  // HWY_TARGET == HWY_SCALAR
 
-std::int64_t ActiveTarget() { return HWY_TARGET; }
+std::int64_t CompiledTarget() { return HWY_TARGET; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace rigfit
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <string>
-#include <vector>
+namespace rigfit::detail {
+namespace {
 
-namespace rigfit {
-HWY_EXPORT(SkinChunks);
-HWY_EXPORT(ActiveTarget);
+struct Kernels {
+  SkinningTarget target;
+  std::int64_t hwy_target;  ///< HWY_AVX3, ...
+  void (*skin)(const SkinningKernelArgs&, std::size_t, std::size_t);
+  std::int64_t (*compiled_for)();  ///< HWY_TARGET of the code skin runs
+};
 
-namespace detail {
+#define RIGFIT_KERNELS(target, hwy_target, ns) {SkinningTarget::target, hwy_target, &ns::SkinChunks, &ns::CompiledTarget}
+// The compiled targets, best first (lower Highway bits are better); the last one is
+// HWY_STATIC_TARGET, which the compiler's flags already require of the CPU.
+constexpr Kernels kCompiled[] = {
+#if HWY_ARCH_X86
+#if HWY_TARGETS & HWY_AVX3_DL
+    RIGFIT_KERNELS(kAvx3Dl, HWY_AVX3_DL, N_AVX3_DL),
+#endif
+#if HWY_TARGETS & HWY_AVX3
+    RIGFIT_KERNELS(kAvx3, HWY_AVX3, N_AVX3),
+#endif
+#if HWY_TARGETS & HWY_AVX2
+    RIGFIT_KERNELS(kAvx2, HWY_AVX2, N_AVX2),
+#endif
+#if HWY_TARGETS & HWY_SSE4
+    RIGFIT_KERNELS(kSse4, HWY_SSE4, N_SSE4),
+#endif
+#if HWY_TARGETS & HWY_SSSE3
+    RIGFIT_KERNELS(kSsse3, HWY_SSSE3, N_SSSE3),
+#endif
+#if HWY_TARGETS & HWY_EMU128
+    RIGFIT_KERNELS(kEmu128, HWY_EMU128, N_EMU128),
+#endif
+#if HWY_TARGETS & HWY_SCALAR
+    RIGFIT_KERNELS(kScalar, HWY_SCALAR, N_SCALAR),
+#endif
+#else
+    {SkinningTarget::kBaseline, HWY_STATIC_TARGET, &HWY_STATIC_DISPATCH(SkinChunks), &HWY_STATIC_DISPATCH(CompiledTarget)},
+#endif
+};
+#undef RIGFIT_KERNELS
 
-void skinChunks(const SkinningKernelArgs& args, std::size_t chunk_begin, std::size_t chunk_end) {
-  HWY_DYNAMIC_DISPATCH(SkinChunks)(args, chunk_begin, chunk_end);
+#if HWY_ARCH_X86
+// GCC's __builtin_cpu_supports: libgcc's CPUID table, filled once per process; AVX and its
+// extensions count only if the OS saves the YMM state (XCR0), AVX-512 only if also the opmask and
+// ZMM state. Clang 14 does not know "f16c", "lzcnt" and "vaes": glibc's CPU_FEATURE_ACTIVE (the
+// same OS checks) answers for those.
+#if defined(__clang__)
+#define RIGFIT_CPU_F16C CPU_FEATURE_ACTIVE(F16C)
+#define RIGFIT_CPU_LZCNT CPU_FEATURE_ACTIVE(LZCNT)
+#define RIGFIT_CPU_VAES CPU_FEATURE_ACTIVE(VAES)
+#else
+#define RIGFIT_CPU_F16C __builtin_cpu_supports("f16c")
+#define RIGFIT_CPU_LZCNT __builtin_cpu_supports("lzcnt")
+#define RIGFIT_CPU_VAES __builtin_cpu_supports("vaes")
+#endif
+
+// Highway 1.0.3's feature groups (hwy/targets.cc, DetectTargets), each including the previous one.
+// (Highway also drops SSSE3 and SSE4 if the OS does not save the XMM registers; every x86-64 OS
+// does, its ABI passes floats in them.)
+bool cpuRunsSsse3() {
+  __builtin_cpu_init();  // no-op once libgcc's constructor has run
+  return __builtin_cpu_supports("sse") && __builtin_cpu_supports("sse2") && __builtin_cpu_supports("sse3") &&
+         __builtin_cpu_supports("ssse3");
 }
-
-std::vector<std::string> skinningCompiledTargets() {
-  std::vector<std::string> out;
-  for (std::int64_t t = HWY_TARGETS; t != 0; t &= t - 1) out.emplace_back(hwy::TargetName(t & -t));
-  return out;
+bool cpuRunsSse4() {
+  return cpuRunsSsse3() && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("sse4.2") &&
+         __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("aes");
 }
+bool cpuRunsAvx2() {
+  return cpuRunsSse4() && __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") && RIGFIT_CPU_LZCNT &&
+#ifndef HWY_DISABLE_BMI2_FMA
+         __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma") &&
+#endif
+#ifndef HWY_DISABLE_F16C
+         RIGFIT_CPU_F16C &&
+#endif
+         true;
+}
+bool cpuRunsAvx3() {
+  return cpuRunsAvx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+}
+bool cpuRunsAvx3Dl() {
+  return cpuRunsAvx3() && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("vpclmulqdq") &&
+         __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") && RIGFIT_CPU_VAES &&
+         __builtin_cpu_supports("avx512vpopcntdq") && __builtin_cpu_supports("avx512bitalg");
+}
+#endif  // HWY_ARCH_X86
 
-std::string skinningActiveTarget() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(ActiveTarget)()); }
-
-bool setSkinningTargetForTesting(std::string_view name) {
-  if (name.empty()) {
-    hwy::SetSupportedTargetsForTest(0);
-    return true;
+bool cpuRuns(const Kernels& k) {
+  if (k.hwy_target == HWY_STATIC_TARGET) return true;
+#if HWY_ARCH_X86
+  switch (k.target) {
+    case SkinningTarget::kAvx3Dl: return cpuRunsAvx3Dl();
+    case SkinningTarget::kAvx3: return cpuRunsAvx3();
+    case SkinningTarget::kAvx2: return cpuRunsAvx2();
+    case SkinningTarget::kSse4: return cpuRunsSse4();
+    case SkinningTarget::kSsse3: return cpuRunsSsse3();
+    case SkinningTarget::kEmu128:
+    case SkinningTarget::kScalar: return true;
+    case SkinningTarget::kBaseline: break;
   }
-  for (std::int64_t t = HWY_TARGETS; t != 0; t &= t - 1) {
-    const std::int64_t target = t & -t;
-    if (name == hwy::TargetName(target)) {
-      hwy::SetSupportedTargetsForTest(0);
-      if ((hwy::SupportedTargets() & target) == 0) return false;
-      hwy::SetSupportedTargetsForTest(target);
-      return true;
-    }
-  }
+#endif
   return false;
 }
 
-}  // namespace detail
-}  // namespace rigfit
+const Kernels* find(SkinningTarget target) {
+  for (const Kernels& k : kCompiled) {
+    if (k.target == target) return &k;
+  }
+  return nullptr;
+}
+
+const Kernels& best() {
+  for (const Kernels& k : kCompiled) {
+    if (cpuRuns(k)) return k;
+  }
+  return kCompiled[std::size(kCompiled) - 1];
+}
+
+}  // namespace
+
+const char* skinningTargetName(SkinningTarget target) {
+  switch (target) {
+    case SkinningTarget::kAvx3Dl: return "AVX3_DL";
+    case SkinningTarget::kAvx3: return "AVX3";
+    case SkinningTarget::kAvx2: return "AVX2";
+    case SkinningTarget::kSse4: return "SSE4";
+    case SkinningTarget::kSsse3: return "SSSE3";
+    case SkinningTarget::kEmu128: return "EMU128";
+    case SkinningTarget::kScalar: return "SCALAR";
+    case SkinningTarget::kBaseline: break;
+  }
+  return "baseline";
+}
+
+std::vector<SkinningTarget> skinningCompiledTargets() {
+  std::vector<SkinningTarget> out;
+  for (const Kernels& k : kCompiled) out.push_back(k.target);
+  return out;
+}
+
+bool skinningTargetSupported(SkinningTarget target) {
+  const Kernels* k = find(target);
+  return k != nullptr && cpuRuns(*k);
+}
+
+SkinningTarget skinningBestTarget() { return best().target; }
+
+const char* skinningKernelTargetName(SkinningTarget target) {
+  const Kernels* k = find(target);
+  return k != nullptr ? hwy::TargetName(k->compiled_for()) : nullptr;
+}
+
+void skinChunks(const SkinningKernelArgs& args, std::size_t chunk_begin, std::size_t chunk_end, SkinningTarget target) {
+  const Kernels* k = find(target);
+  (k != nullptr ? *k : best()).skin(args, chunk_begin, chunk_end);
+}
+
+}  // namespace rigfit::detail
 #endif  // HWY_ONCE
