@@ -265,5 +265,45 @@ TEST(AssetMaterialRead, MissingTexturesAreWarningsNamingThem) {
   std::filesystem::remove_all(dir);
 }
 
+
+TEST(AssetLoad, ObjMismatchMissingMaterialAndErrorsNameTheFiles) {
+  const auto dir = std::filesystem::temp_directory_path() / ("rigfit_asset_load_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\ng a\nf 1/1 2/2 3/3\n";
+  std::ofstream(dir / "tri.obj") << obj;
+  std::ofstream(dir / "a.mhclo") << "name a\nobj_file tri.obj\nmaterial none.mhmat\nverts 0\n1\n2\n3\n";
+  std::ofstream(dir / "a.force.mhw") << R"({"weights": {"x": [[2, 0.5]]}})";
+  std::ofstream(dir / "a.mpfbskel") << "{}";
+  auto a = loadAsset((dir / "a.mhclo").string(), {});
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->mesh.vertexCount(), 3u);
+  EXPECT_EQ(a->mesh.faceCount(), 1u);
+  EXPECT_FALSE(a->material);
+  ASSERT_EQ(a->warnings.size(), 1u);
+  EXPECT_EQ(a->warnings[0], (dir / "a.mhclo").string() + ": material file " + (dir / "none.mhmat").string() + " is missing");
+  ASSERT_EQ(a->custom_weights.size(), 1u);
+  EXPECT_TRUE(a->custom_weights[0].all_groups);
+  EXPECT_EQ(a->subrig_path, (dir / "a.mpfbskel").string());
+
+  std::ofstream(dir / "b.mhclo") << "obj_file tri.obj\nverts 0\n1\n2\n";
+  auto b = loadAsset((dir / "b.mhclo").string());
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error().message, (dir / "b.mhclo").string() + ": 2 vertex bindings, but " + (dir / "tri.obj").string() + " has 3 vertices");
+  std::ofstream(dir / "c.mhclo") << "obj_file tri.obj\nverts 0\n1\n2 3\n";
+  auto c = loadAsset((dir / "c.mhclo").string());
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message.rfind((dir / "c.mhclo").string() + ": line 4: vertex line 1 has 2 values", 0), 0u) << c.error().message;
+  std::ofstream(dir / "d.mhclo") << "verts 0\n1\n";
+  auto d = loadAsset((dir / "d.mhclo").string());
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().message, (dir / "d.mhclo").string() + ": no obj_file");
+  // A custom weights file with a vertex beyond the asset: the weights reader's error.
+  std::ofstream(dir / "a.force.mhw") << R"({"weights": {"x": [[3, 0.5]]}})";
+  auto e = loadAsset((dir / "a.mhclo").string());
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("a.force.mhw"), std::string::npos) << e.error().message;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace rigfit
