@@ -1,5 +1,5 @@
 // MakeHuman proxy assets (eyes, eyebrows, eyelashes, teeth, tongue, hair, clothes: `.mhclo`; body
-// topologies: `.proxy`) as MPFB reads, fits, masks and weights them (docs: mpfb-assets.md §1-§4):
+// topologies: `.proxy`) as MPFB reads, fits, masks and weights them (docs/mpfb-assets.md §1-§4, §9):
 // the file readers, the OBJ + material + sidecar loading, and jobs over caller-owned spans for
 // fitting, the body mask and the asset's weights.
 #pragma once
@@ -90,8 +90,8 @@ struct AssetTexture {
 struct AssetMaterial {
   std::string label;
   std::string name;
-  std::array<double, 3> diffuse_color = {1.0, 1.0, 1.0};  ///< base colour factor
-  double opacity = 1.0;
+  std::array<double, 3> diffuse_color = {1.0, 1.0, 1.0};  ///< base colour factor (MakeHuman 1.x: white)
+  double opacity = 1.0;  ///< 1: opaque
   std::optional<double> roughness;  ///< when the file gives it
   std::optional<double> metallic;
   bool transparent = false;
