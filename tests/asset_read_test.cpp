@@ -170,7 +170,7 @@ TEST(AssetRead, ErrorsNameTheFileAndLine) {
   EXPECT_EQ(parseError("\n\nmaterial\nverts 0\n1\n"), "t.mhclo: line 3: material without a file");
   EXPECT_EQ(parseError("obj_file\n"), "t.mhclo: line 1: obj_file needs 1 value");
   EXPECT_EQ(parseError("verts 0\n1\n\ndelete_verts\n0 - 99999999\n"),
-            "t.mhclo: line 5: delete_verts: the range 0 - 99999999 lists more than 4194304 vertices");
+            "t.mhclo: line 5: delete_verts: the range 0 - 99999999 lists more than 1048576 vertices");
   EXPECT_EQ(parseError("verts 0\n1\n\ndelete_verts\n1 - 3\n\nverts 0\n2\n"),
             "t.mhclo: line 8: vertex line after a delete_verts range (MPFB would number the vertices wrongly)");
   EXPECT_EQ(parseError("name x\n"), "t.mhclo: no vertex bindings (no `verts` section)");

@@ -17,7 +17,7 @@ using detail::parsePythonInt;
 using detail::quoteToken;
 
 // More would only list vertices no body has; the bound keeps a hostile range from exhausting memory.
-constexpr std::size_t kMaxDeleteVerts = std::size_t(1) << 22;
+constexpr std::size_t kMaxDeleteVerts = std::size_t(1) << 20;
 
 std::string lower(std::string_view s) {
   std::string out(s);
