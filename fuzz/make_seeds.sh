@@ -4,7 +4,7 @@
 set -euo pipefail
 RIGFIT=$1 DEMO=$2 DATA=$3 OUT=$4
 rm -rf "$OUT"
-for t in rig_json weights_json vertex_groups obj target pose_json g4mf gltf_skeleton; do mkdir -p "$OUT/$t"; done
+for t in rig_json weights_json vertex_groups obj target pose_json g4mf gltf_skeleton mhclo mhmat; do mkdir -p "$OUT/$t"; done
 cp "$DEMO/rig.demo.json" "$OUT/rig_json/"
 cp "$DEMO/weights.demo.json" "$OUT/weights_json/"
 cp "$DEMO/vertex_groups.json" "$OUT/vertex_groups/"
@@ -18,6 +18,14 @@ if [ -d "$DATA" ]; then
   cp "$DATA/rigs/standard/rig.openpose.json" "$DATA/rigs/standard/rig.cmu_mb.json" "$OUT/rig_json/"
   assets="$DATA/../assets"
   [ -f "$assets/hair/ponytail01/ponytail01.mpfbskel" ] && cp "$assets/hair/ponytail01/ponytail01.mpfbskel" "$OUT/rig_json/"
+  # The small assets whole; of the large ones, the header and the first and last lines of each section.
+  if [ -d "$assets" ]; then
+    for f in "$assets"/eyebrows/*/*.mhclo "$assets"/eyes/low-poly/*.mhclo; do cp "$f" "$OUT/mhclo/"; done
+    for f in "$assets"/clothes/*/*.mhclo "$assets"/proxymeshes/*/*.proxy; do
+      awk '/^verts/ {v = 1; n = 0} v && /^ *[0-9]/ {if (++n > 40) next} /^$/ {v = 0} {print}' "$f" > "$OUT/mhclo/$(basename "$f")"
+    done
+    cp "$assets"/*/*/*.mhmat "$OUT/mhmat/"
+  fi
   # The first 200 pairs of a shipped weights file, closed as JSON, keep the seed small.
   python3 - "$DATA/rigs/standard/weights.openpose.json" "$OUT/weights_json/openpose.head.json" <<'PY'
 import json, sys

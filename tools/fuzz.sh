@@ -2,14 +2,14 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan) and runs one of them on its seeds:
 #   tools/fuzz.sh TARGET SECONDS [libFuzzer options...]
 #   tools/fuzz.sh all SECONDS          every target in turn (CI's smoke run)
-# TARGET: rig_json weights_json vertex_groups obj target pose_json g4mf gltf_skeleton.
+# TARGET: rig_json weights_json vertex_groups obj target pose_json g4mf gltf_skeleton mhclo mhmat.
 # Findings go to build-fuzz/fuzz/findings/TARGET; the corpus grows in build-fuzz/fuzz/corpus/TARGET.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=${1:?usage: tools/fuzz.sh TARGET|all SECONDS [options]} SECONDS_EACH=${2:?seconds}
 shift 2
 BUILD=${FUZZ_BUILD:-build-fuzz}
-ALL=(rig_json weights_json vertex_groups obj target pose_json g4mf gltf_skeleton)
+ALL=(rig_json weights_json vertex_groups obj target pose_json g4mf gltf_skeleton mhclo mhmat)
 CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIGFIT_BUILD_FUZZ=ON \
   -DRIGFIT_BUILD_TESTS=OFF -DRIGFIT_BUILD_BENCH=OFF -DRIGFIT_BUILD_EXAMPLES=OFF >/dev/null
 targets=("$TARGET")
@@ -20,6 +20,8 @@ dict_of() {
     obj) echo fuzz/dict/obj.dict ;;
     g4mf) echo fuzz/dict/g4mf.dict ;;
     gltf_skeleton) echo fuzz/dict/gltf.dict ;;
+    mhclo) echo fuzz/dict/mhclo.dict ;;
+    mhmat) echo fuzz/dict/mhmat.dict ;;
     target) echo "" ;;
     *) echo fuzz/dict/json.dict ;;
   esac
