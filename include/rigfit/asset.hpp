@@ -16,6 +16,7 @@
 #include "rigfit/export_model.hpp"
 #include "rigfit/mesh.hpp"
 #include "rigfit/rig.hpp"
+#include "rigfit/shape.hpp"
 #include "rigfit/skeleton.hpp"
 #include "rigfit/weights.hpp"
 
@@ -237,5 +238,11 @@ void proxyMask(const AssetBindings& bindings, std::span<const std::uint8_t> body
 /// the file does not list keep their values. Errors: a vertex index outside the asset (kRange).
 [[nodiscard]] Status applyCustomWeights(WeightsFile& asset, const WeightsFile& custom, bool all_groups, const Skeleton& skeleton,
                                         const RigDefinition& rig, std::size_t asset_vertex_count);
+
+/// §7 a body target (offsets in the rig frame, metres) carried over to an asset: asset vertex i
+/// moves by Σ w_k·offset(v_k) over its binding (negative indices counted from the end, indices
+/// outside the body ignored), listed when that moves it more than 1e-4 m (MPFB's threshold).
+/// `out` lists the moved asset vertices ascending; empty when the target does not move the asset.
+void transferTarget(const AssetBindings& bindings, const Target& body_target, std::size_t body_vertex_count, Target& out);
 
 }  // namespace rigfit

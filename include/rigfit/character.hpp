@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "rigfit/asset.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/error.hpp"
 #include "rigfit/export_model.hpp"
@@ -41,6 +42,22 @@ class WeightsCache {
   std::map<std::pair<std::string, std::size_t>, std::shared_ptr<const WeightsFile>> files_;
 };
 
+/// An asset as characters wear it: loaded once (loadAsset, for the rig type whose custom weights
+/// it takes) with its export material and the material's base colour image read; shared
+/// read-only by the characters of a batch.
+struct WornAsset {
+  Asset asset;
+  ExportMaterial material;
+  std::vector<std::string> warnings;  ///< missing material or image, unknown material keys
+};
+
+/// Loads an asset for wearing: loadAsset, then its material as an ExportMaterial named after the
+/// .mhmat, with the diffuse texture read as the base colour image (a missing or unreadable image
+/// is a warning; the material keeps its colours). Normal maps are not exported yet (glTF would
+/// need tangents): a material that has one gets a warning saying so.
+[[nodiscard]] Expected<WornAsset> loadWornAsset(const std::string& path, const std::string& rig_type,
+                                                float scale_factor = kDefaultScaleFactor);
+
 struct CharacterOptions {
   std::string rig;      ///< name or path; empty: "demo" on the built-in demo
   std::string mesh;     ///< body OBJ; empty: the data's base.obj
@@ -54,6 +71,12 @@ struct CharacterOptions {
   /// bound on a second thread, started and joined within the call, while the body loads and the
   /// rig fits. The result does not depend on it.
   int threads = 1;
+  /// Assets worn over the body, in order: each is fitted to the shaped body, weighted from it and
+  /// becomes a mesh after the body; their delete lists hide the body under them.
+  std::vector<std::shared_ptr<const WornAsset>> assets;
+  /// A body proxy (.proxy): replaces the body's mesh, fitted and weighted from the body (the rig
+  /// is still fitted to the body); the worn clothes' masks carry over to it.
+  std::shared_ptr<const WornAsset> proxy;
 };
 
 /// One skinned mesh of a character, on the character's skeleton.
@@ -63,6 +86,8 @@ struct CharacterMesh {
   VertexGroups groups;        ///< the body's: helper geometry and masks (may be empty for others)
   Skin skin;                  ///< weights over the character's skeleton, one row per vertex
   ExportMaterial material;    ///< glTF/G4MF material (the body's base colour comes from the export options)
+  /// The worn asset (or body proxy) this mesh is; null for the base body.
+  std::shared_ptr<const WornAsset> asset;
   /// Per face: 1 where the face is hidden (the body under clothes); removed on export unless
   /// kept. Empty: every face shows.
   std::vector<std::uint8_t> hidden_faces;
@@ -74,6 +99,9 @@ struct CharacterMesh {
 struct Character {
   std::vector<CharacterMesh> meshes;
   std::string mesh_label;  ///< where the body came from
+  /// The base body's vertex count (targets and asset bindings index it), also when a body proxy
+  /// has taken its place in meshes[0]. 0: meshes[0]'s.
+  std::size_t body_vertex_count = 0;
   std::vector<std::pair<std::string, double>> targets_applied;
   RigDefinition rig;
   std::string rig_name;
@@ -87,6 +115,7 @@ struct Character {
   /// strings), kept so an export can record where its weights came from and under which licence.
   Json weights_statements = Json::object();
   WeightsBinding binding;  ///< how the weights file's groups met the body's skeleton
+  std::vector<std::string> warnings;  ///< the worn assets' warnings (missing images, ...)
   CharacterMesh& body() { return meshes.front(); }
   const CharacterMesh& body() const { return meshes.front(); }
 };

@@ -69,6 +69,7 @@ void CharacterArgs::add(CLI::App& app, bool with_weights) {
   if (with_weights) app.add_option("--weights", weights, "weights name or weights.*.json path (default: the rig's own)");
   app.add_flag("--allow-fallback", allow_fallback,
                "like MPFB, use default_position (with a warning) where a strategy cannot be evaluated, instead of failing");
+  assets.add(app);
 }
 
 Expected<Character> CharacterArgs::load(bool with_weights, int threads) const {
@@ -83,10 +84,17 @@ Expected<Character> CharacterArgs::load(bool with_weights, int threads) const {
   auto shape_request = shape.request();
   if (!shape_request) return shape_request.error();
   o.shape = std::move(*shape_request);
+  if (!assets.assets.empty() || !assets.proxy.empty()) {
+    // Custom weights sidecars are chosen by the rig's MPFB type: its name.
+    auto where = locateRig(data.source(), data.rig.empty() ? "demo" : data.rig);
+    if (!where) return where.error();
+    RIGFIT_TRY(assets.load(where->name, o));
+  }
   auto c = loadCharacter(data.source(), o);
   if (c)
     for (const auto& w : c->fit.warnings) warn(c->rig.label + ": bone \"" + w.bone + "\": " + w.message);
   if (!c) return shapeFlagError(c.error());
+  for (const auto& w : c->warnings) warn(w);
   if (c && with_weights)
     for (const auto& g : c->binding.unmapped) warn(c->weights_label + ": group \"" + g + "\" names no bone of the rig; its weights are not used");
   return c;

@@ -37,8 +37,24 @@ struct ShapeOptions {
 };
 
 /// --data/--rig/--mesh/--weights + shape options -> the character (fitted, skinned).
+/// --asset, --proxy and --assets: asset files, folders or names, loaded for wearing.
+struct AssetArgs {
+  std::vector<std::string> assets;
+  std::string proxy;
+  std::string assets_dir;
+  void add(CLI::App& app);
+  /// --assets, else $RIGFIT_ASSETS, else empty.
+  std::string folder() const;
+  /// A file as given, the one .mhclo/.proxy in a folder, the same relative to the assets folder,
+  /// else the asset of that name (file stem) anywhere under the assets folder. Errors name `flag`.
+  [[nodiscard]] Expected<std::string> resolve(const std::string& arg, const std::string& flag) const;
+  /// Loads every asset (and the proxy) into `o` for a rig of MPFB type `rig_type`.
+  [[nodiscard]] Status load(const std::string& rig_type, CharacterOptions& o) const;
+};
+
 struct CharacterArgs {
   DataOptions data;
+  AssetArgs assets;
   ShapeOptions shape;
   std::string weights;
   bool allow_fallback = false;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/name_hint.hpp"
+#include "pipeline/character_assets.hpp"
 
 namespace rigfit {
 
@@ -267,12 +268,16 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     }
   }
   RIGFIT_TRY(loadCharacterBody(data, options, groups, c));
+  c.body_vertex_count = c.body().mesh.vertexCount();
   RIGFIT_TRY(shapeCharacterBody(data, options, c));
   auto fit = fitRig(c.rig, c.body().mesh, c.body().groups, options.fit);
   if (!fit) return fit.error();
   c.fit = std::move(*fit);
 
-  if (choice.none) return c;
+  if (choice.none) {
+    RIGFIT_TRY(detail::wearAssets(c, options));
+    return c;
+  }
   if (choice.error) return *choice.error;
   const std::size_t n = c.body().mesh.vertexCount();
   std::shared_ptr<const WeightsFile> file;
@@ -292,11 +297,13 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   }
   c.weights_statements = weightsStatements(*file);
   c.weights_file = file;
-  if (c.has_skin) return c;
-  auto skin = bindWeights(*file, c.fit.skeleton, c.rig, n, &c.binding);
-  if (!skin) return skin.error();
-  c.body().skin = std::move(*skin);
-  c.has_skin = true;
+  if (!c.has_skin) {
+    auto skin = bindWeights(*file, c.fit.skeleton, c.rig, n, &c.binding);
+    if (!skin) return skin.error();
+    c.body().skin = std::move(*skin);
+    c.has_skin = true;
+  }
+  RIGFIT_TRY(detail::wearAssets(c, options));
   return c;
 }
 

@@ -55,23 +55,27 @@ void posedOffsets(const Skin& skin, std::span<const Eigen::Matrix3d> linear, con
   }
 }
 
-// The --morph targets onto the export model. `body` is the bind-pose body (posed when `bind` is
-// not empty); normal deltas are computed where the export computes the normals (no OBJ normals).
-Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, std::span<const Eigen::Matrix4d> bind,
-                 const CharacterExportOptions& o, ExportMesh& body_export) {
+// The --morph targets onto every exported mesh they move: the base body directly, an asset or a
+// body proxy through its binding (transferTarget, docs/mpfb-assets.md §7; a mesh the target does
+// not move gets no morph). `at_bind[m]` is mesh m as exported (posed when `bind` is not empty);
+// normal deltas are computed where the export computes the normals (no OBJ normals).
+Status addMorphs(const DataSource& data, const Character& c, std::span<const Mesh* const> at_bind, std::span<const Eigen::Matrix4d> bind,
+                 const CharacterExportOptions& o, ExportModel& model) {
   std::unique_ptr<TargetCache> own;
   TargetCache* targets = o.targets;
   if (!targets) {
     own = std::make_unique<TargetCache>(data);
     targets = own.get();
   }
-  const std::size_t n = c.body().mesh.vertexCount();
+  const std::size_t n = c.body_vertex_count ? c.body_vertex_count : c.body().mesh.vertexCount();
   std::vector<Eigen::Matrix3d> linear;  // per bone: the linear part of pose * rest^-1
   for (std::size_t b = 0; b < bind.size(); ++b) linear.push_back((bind[b] * c.fit.skeleton.rest[b].inverse()).topLeftCorner<3, 3>());
-  std::optional<MorphNormals> normals;
-  if (body.normals.empty()) normals.emplace(body, body.positions, o.threads);  // the faces exported
+  std::vector<std::optional<MorphNormals>> normals(c.meshes.size());
+  for (std::size_t m = 0; m < c.meshes.size(); ++m)
+    if (at_bind[m]->normals.empty()) normals[m].emplace(*at_bind[m], at_bind[m]->positions, o.threads);  // the faces exported
   std::vector<double> posed;
   std::vector<float> normal_deltas;
+  Target moved;
   // A whole folder stands for every target directly in it, in name order.
   std::vector<MorphSpec> specs;
   for (const MorphSpec& spec : o.morphs) {
@@ -89,18 +93,26 @@ Status addMorphs(const DataSource& data, const Character& c, const Mesh& body, s
     }
   }
   for (MorphSpec& spec : specs) {
-    const std::string& path = spec.path;
-    std::string name = std::move(spec.name);
-    auto target = targets->get(path, n);
+    auto target = targets->get(spec.path, n);
     if (!target) return target.error();
-    const Target& t = **target;
-    std::span<const double> offsets = t.offsets;
-    if (!linear.empty()) {
-      posedOffsets(c.body().skin, linear, t, n, posed);
-      offsets = posed;
+    for (std::size_t m = 0; m < c.meshes.size(); ++m) {
+      const CharacterMesh& mesh = c.meshes[m];
+      const Target* t = target->get();
+      if (mesh.asset) {
+        transferTarget(mesh.asset->asset.file.bindings, *t, n, moved);
+        if (moved.vertices.empty()) continue;
+        t = &moved;
+      }
+      const std::size_t nm = mesh.mesh.vertexCount();
+      std::span<const double> offsets = t->offsets;
+      if (!linear.empty()) {
+        posedOffsets(mesh.skin, linear, *t, nm, posed);
+        offsets = posed;
+      }
+      if (normals[m]) normals[m]->deltas(t->vertices, offsets, normal_deltas);
+      else normal_deltas.clear();
+      RIGFIT_TRY(addExportMorph(model.meshes[m], spec.name, nm, t->vertices, offsets, normal_deltas));
     }
-    if (normals) normals->deltas(t.vertices, offsets, normal_deltas);
-    RIGFIT_TRY(addExportMorph(body_export, std::move(name), n, t.vertices, offsets, normal_deltas));
   }
   return {};
 }
@@ -145,6 +157,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     return shown[m];
   };
   mesh = &visible(0, *mesh);
+  std::vector<const Mesh*> bind_meshes{mesh};  // each mesh as exported
   const ExportOptions model_options{.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads};
   auto model = buildExportModel(*mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, model_options, mesh->positions, bind);
   if (!model) return model.error();
@@ -153,12 +166,13 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   for (std::size_t m = 1; m < c.meshes.size(); ++m) {
     const CharacterMesh& extra = c.meshes[m];
     const Mesh& at_bind = visible(m, posed_more.empty() ? extra.mesh : posed_more[m - 1]);
+    bind_meshes.push_back(&at_bind);
     const VertexGroups* groups = extra.groups.ranges.empty() ? nullptr : &extra.groups;
     RIGFIT_TRY(addExportMesh(*model, c.fit.skeleton, at_bind, extra.skin, extra.name, extra.material, model_options, groups,
                              at_bind.positions, bind));
   }
   ExportMesh& body = model->meshes[0];
-  if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, *mesh, bind, o, body));
+  if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, bind_meshes, bind, o, *model));
 
   ExportReport& report = out.report;
   report.format = format;
@@ -213,7 +227,8 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     if (!bytes) return bytes.error();
     out.main = std::move(*bytes);
   }
-  report.warnings = out.warnings;
+  report.warnings = c.warnings;  // the assets' (missing images, ...), then the pose's
+  report.warnings.insert(report.warnings.end(), out.warnings.begin(), out.warnings.end());
   report.bytes = out.main.size() + out.bin.size();
   for (const auto& image : out.images) report.bytes += image.second->size();
   return out;

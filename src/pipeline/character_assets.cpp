@@ -1,0 +1,115 @@
+// The asset stage of a character (docs/mpfb-assets.md): worn assets fitted to the shaped body,
+// weighted from it and added as meshes; the body hidden under them; a body proxy in the body's
+// place.
+#include "core/file_io.hpp"
+#include "pipeline/character_assets.hpp"
+#include "rigfit/character.hpp"
+
+namespace rigfit {
+
+Expected<WornAsset> loadWornAsset(const std::string& path, const std::string& rig_type, float scale_factor) {
+  AssetLoadOptions options;
+  options.rig_type = rig_type;
+  options.obj.scale_factor = scale_factor;
+  auto asset = loadAsset(path, options);
+  if (!asset) return asset.error();
+  WornAsset out{std::move(*asset), {}, {}};
+  out.warnings = out.asset.warnings;
+  if (!out.asset.material) {
+    out.material.name = out.asset.file.name;
+    return out;
+  }
+  const AssetMaterial& mat = *out.asset.material;
+  out.material = exportMaterial(mat);
+  if (const AssetTexture* diffuse = mat.texture("diffuseTexture"); diffuse && diffuse->exists) {
+    auto bytes = readFile(diffuse->path);
+    auto image = bytes ? exportImage(std::make_shared<const std::string>(std::move(*bytes)), diffuse->path)
+                       : Expected<ExportImage>(bytes.error());
+    if (image)
+      out.material.base_color_texture = std::move(*image);
+    else
+      out.warnings.push_back(image.error().message + " (the material keeps its colour)");
+  }
+  if (const AssetTexture* normal = mat.texture("normalmapTexture"); normal && normal->exists)
+    out.warnings.push_back(mat.label + ": normal map " + normal->path + " not exported (rigfit writes no tangents yet)");
+  return out;
+}
+
+namespace detail {
+
+namespace {
+
+// An asset's skin on the character's skeleton: interpolated from the body's skin (§4.1), then its
+// custom weights files replace the groups they list (§4.2). Without a body skin, no influences.
+Expected<Skin> assetSkin(const Character& c, const Asset& asset, std::size_t n) {
+  if (!c.has_skin) {
+    Skin none;
+    none.vertex_count = n;
+    none.bone_count = c.fit.skeleton.size();
+    none.offsets.assign(n + 1, 0);
+    return none;
+  }
+  auto weights = interpolateAssetWeights(c.body().skin, c.fit.skeleton.names, asset.file.bindings, asset.path);
+  if (!weights) return weights.error();
+  for (const AssetCustomWeights& custom : asset.custom_weights)
+    RIGFIT_TRY(applyCustomWeights(*weights, custom.weights, custom.all_groups, c.fit.skeleton, c.rig, n));
+  return bindWeights(*weights, c.fit.skeleton, c.rig, n);
+}
+
+// One worn asset as a mesh of the character: fitted on `body_positions` (the shaped body,
+// helpers included), skinned, with its material.
+Expected<CharacterMesh> wear(const Character& c, const std::shared_ptr<const WornAsset>& worn, std::span<const float> body_positions,
+                             float scale_factor) {
+  const Asset& asset = worn->asset;
+  CharacterMesh m;
+  m.asset = worn;
+  m.name = asset.file.name;
+  m.mesh = asset.mesh;
+  RIGFIT_TRY(fitAsset(asset, body_positions, m.mesh.positions, scale_factor));
+  m.mesh.normals.clear();  // the OBJ's normals were for its own positions
+  for (std::int32_t& k : m.mesh.corner_normals) k = -1;
+  auto skin = assetSkin(c, asset, m.mesh.vertexCount());
+  if (!skin) return skin.error();
+  m.skin = std::move(*skin);
+  m.material = worn->material;
+  return m;
+}
+
+}  // namespace
+
+Status wearAssets(Character& c, const CharacterOptions& options) {
+  if (options.assets.empty() && !options.proxy) return {};
+  const Mesh& body = c.body().mesh;
+  std::vector<CharacterMesh> worn;
+  std::vector<const ProxyFile*> masking;
+  for (const auto& a : options.assets) {
+    auto m = wear(c, a, body.positions, body.scale_factor);
+    if (!m) return m.error();
+    worn.push_back(std::move(*m));
+    if (a->asset.file.has_delete_verts) masking.push_back(&a->asset.file);
+    c.warnings.insert(c.warnings.end(), a->warnings.begin(), a->warnings.end());
+  }
+  const BodyMask mask = bodyMask(body, masking);
+  bool any_hidden = false;
+  for (std::uint8_t h : mask.face_hidden) any_hidden = any_hidden || h;
+  if (options.proxy) {
+    // The proxy takes the body's place: masked where any of its binding vertices is (§3).
+    auto proxy = wear(c, options.proxy, body.positions, body.scale_factor);
+    if (!proxy) return proxy.error();
+    c.warnings.insert(c.warnings.end(), options.proxy->warnings.begin(), options.proxy->warnings.end());
+    std::vector<std::uint8_t> masked(proxy->mesh.vertexCount(), 0);
+    proxyMask(options.proxy->asset.file.bindings, mask.vertex_masked, masked);
+    if (any_hidden) {
+      proxy->hidden_faces.assign(proxy->mesh.faceCount(), 0);
+      maskedFaces(masked, proxy->mesh.face_offsets, proxy->mesh.corner_vertices, proxy->hidden_faces);
+    }
+    c.body() = std::move(*proxy);
+  } else if (any_hidden) {
+    c.body().hidden_faces = mask.face_hidden;
+  }
+  for (CharacterMesh& m : worn) c.meshes.push_back(std::move(m));
+  return {};
+}
+
+}  // namespace detail
+}  // namespace rigfit
