@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "rigfit/asset.hpp"
+#include "rigfit/pipeline_options.hpp"
 #include "test_util.hpp"
 
 namespace rigfit {
@@ -303,6 +304,47 @@ TEST(AssetLoad, ObjMismatchMissingMaterialAndErrorsNameTheFiles) {
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("a.force.mhw"), std::string::npos) << e.error().message;
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rigfit
+
+// findAsset: the one lookup behind `--asset` and a manifest's "assets": a path (file or folder),
+// the same under the assets folder, else a name anywhere under it.
+namespace rigfit {
+namespace {
+
+TEST(FindAsset, PathsFoldersAndNames) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const std::string assets = test::sharedData() + "/../assets";
+  const std::string shoes = assets + "/clothes/shoes01/shoes01.mhclo";
+  auto file = findAsset(shoes, "");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_EQ(*file, shoes);
+  auto folder = findAsset(assets + "/clothes/shoes01", "");
+  ASSERT_TRUE(folder.ok()) << folder.error().message;
+  EXPECT_EQ(*folder, shoes);
+  auto relative = findAsset("clothes/shoes01", assets);  // relative to the assets folder
+  ASSERT_TRUE(relative.ok()) << relative.error().message;
+  EXPECT_EQ(*relative, shoes);
+  auto named = findAsset("shoes01", assets);
+  ASSERT_TRUE(named.ok()) << named.error().message;
+  EXPECT_EQ(*named, shoes);
+  auto proxy = findAsset("female_generic", assets);
+  ASSERT_TRUE(proxy.ok()) << proxy.error().message;
+  EXPECT_EQ(*proxy, assets + "/proxymeshes/female_generic/female_generic.proxy");
+}
+
+TEST(FindAsset, ErrorsNameTheAsset) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const std::string assets = test::sharedData() + "/../assets";
+  EXPECT_EQ(findAsset("shoes01", "").error().message, "asset shoes01: no such file or folder");
+  EXPECT_EQ(findAsset("eyebrow01", assets).error().message,
+            "asset eyebrow01: no asset of that name in " + assets + " (did you mean \"eyebrow001\"?)");
+  const auto none = findAsset(assets + "/eyes", "");
+  EXPECT_EQ(none.error().message, "asset " + assets + "/eyes: the folder " + assets + "/eyes holds no .mhclo or .proxy file");
+  EXPECT_EQ(replaceSubject(findAsset("x", "").error(), "--asset").message, "--asset x: no such file or folder");
+  EXPECT_EQ(findAsset("", assets).error().code, ErrorCode::kUsage);
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ TEST(BatchManifest, ParsesEveryKey) {
       R"("allow_fallback": true, "shape": {"macros": {"gender": 1, "age": 0.25, "african": 0.5}, )"
       R"("modifiers": {"nose/nose-scale-horiz-decr-incr": -0.5}, "targets": {"armslegs/r-foot-scale-incr": 0.3}, "ground": true}, )"
       R"("pose": {"file": "game_engine_fk/t-pose.json", "rotate": {"upperarm_l": [0, 0, 40.5]}, "rotate_quat": {"head": [1, 0.1, 0, 0]}}, )"
-      R"("export": {"influences": 8, "quantize": true, "weight_bits": 16, "keep_helpers": true, "deform_only": true, )"
+      R"("assets": ["high-poly", "clothes/shoes01", "/abs/tongue01.mhclo"], "proxy": "female_generic", )"
+      R"("export": {"influences": 8, "quantize": true, "weight_bits": 16, "keep_helpers": true, "keep_hidden": true, "deform_only": true, )"
       R"("morphs": ["expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"], "base_color": [0.9, 0.7, 0.6]}})");
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->line, 7u);
@@ -57,7 +58,10 @@ TEST(BatchManifest, ParsesEveryKey) {
   EXPECT_TRUE(e->output.quantize);
   EXPECT_EQ(e->output.weight_bits, 16);
   EXPECT_TRUE(e->output.keep_helpers);
+  EXPECT_TRUE(e->output.keep_hidden);
   EXPECT_TRUE(e->output.deform_only);
+  EXPECT_EQ(e->assets, (std::vector<std::string>{"high-poly", "clothes/shoes01", "/abs/tongue01.mhclo"}));
+  EXPECT_EQ(e->proxy, "female_generic");
   EXPECT_EQ(e->output.base_color, (std::array<float, 4>{0.9f, 0.7f, 0.6f, 1.0f}));
   EXPECT_EQ(e->output.morphs, (std::vector<MorphSpec>{{"expression/units/caucasian/mouth-open", "jawOpen", false},
                                                       {"nose/nose-base-up", "nose-base-up", false}}));
@@ -74,6 +78,9 @@ TEST(BatchManifest, Defaults) {
   EXPECT_FALSE(e->character.shape.ground);
   EXPECT_FALSE(e->pose.any());
   EXPECT_TRUE(e->character.weights.empty());
+  EXPECT_TRUE(e->assets.empty());
+  EXPECT_TRUE(e->proxy.empty());
+  EXPECT_FALSE(e->output.keep_hidden);
   // {} is MPFB's new human: every macro at its default.
   auto d = parseOne(R"({"name": "a", "rig": "demo", "shape": {"macros": {}}})");
   ASSERT_TRUE(d.ok());
@@ -102,7 +109,7 @@ TEST(BatchManifest, EachSchemaError) {
       {R"({"name": "../x", "rig": "demo"})",
        "m.jsonl: line 7: name: \"../x\" is not a file name (letters, digits, '.', '_' and '-'; not starting with '.' or '-'; at most 200)"},
       {R"({"name": "a", "rig": "demo", "colour": 1})",
-       "m.jsonl: line 7: colour: unknown key (expected one of: name, format, rig, mesh, weights, allow_fallback, shape, pose, export)"},
+       "m.jsonl: line 7: colour: unknown key (expected one of: name, format, rig, mesh, weights, allow_fallback, assets, proxy, shape, pose, export)"},
       {R"({"name": "a", "rig": "demo", "format": "fbx"})", "m.jsonl: line 7: format: \"fbx\" is not one of glb, gltf, g4tf, g4b"},
       {R"({"name": "a", "rig": "demo", "weights": "none"})", "m.jsonl: line 7: weights: an exported character needs weights"},
       {R"({"name": "a", "rig": "demo", "allow_fallback": 1})", "m.jsonl: line 7: allow_fallback: expected a boolean, found an integer"},
@@ -129,7 +136,8 @@ TEST(BatchManifest, EachSchemaError) {
       {R"({"name": "a", "rig": "demo", "pose": {"rotate_quat": {"head": [1, 0, "0", 0]}}})",
        "m.jsonl: line 7: pose.rotate_quat.head[2]: expected a number"},
       {R"({"name": "a", "rig": "demo", "export": {"influence": 4}})",
-       "m.jsonl: line 7: export.influence: unknown key (expected one of: influences, quantize, weight_bits, keep_helpers, deform_only, compress, embed, morphs, base_color)"},
+       "m.jsonl: line 7: export.influence: unknown key (expected one of: influences, quantize, weight_bits, keep_helpers, keep_hidden, deform_only, compress, embed, morphs, "
+       "base_color)"},
       {R"({"name": "a", "rig": "demo", "export": {"base_color": [1, 0.5]}})",
        "m.jsonl: line 7: export.base_color: expected an array of 3 or 4 numbers from 0 to 1"},
       {R"({"name": "a", "rig": "demo", "export": {"base_color": [1, 0.5, 1.5]}})",
@@ -138,6 +146,12 @@ TEST(BatchManifest, EachSchemaError) {
        "m.jsonl: line 7: export.morphs: expected an array of \"PATH[=NAME]\" strings, found a string"},
       {R"({"name": "a", "rig": "demo", "export": {"morphs": ["nose/nose-base-up", 3]}})",
        "m.jsonl: line 7: export.morphs[1]: expected a string, found an integer"},
+      {R"({"name": "a", "rig": "demo", "assets": "eyebrow001"})",
+       "m.jsonl: line 7: assets: expected an array of asset paths or names, found a string"},
+      {R"({"name": "a", "rig": "demo", "assets": ["eyebrow001", 3]})", "m.jsonl: line 7: assets[1]: expected a string, found an integer"},
+      {R"({"name": "a", "rig": "demo", "assets": [""]})", "m.jsonl: line 7: assets[0]: must not be empty"},
+      {R"({"name": "a", "rig": "demo", "proxy": ["female_generic"]})", "m.jsonl: line 7: proxy: expected a string, found an array"},
+      {R"({"name": "a", "rig": "demo", "export": {"keep_hidden": 1}})", "m.jsonl: line 7: export.keep_hidden: expected a boolean, found an integer"},
       {R"({"name": "a", "rig": "demo", "export": {"influences": 5}})", "m.jsonl: line 7: export.influences: must be 4 or 8"},
       {R"({"name": "a", "rig": "demo", "export": {"weight_bits": 16}})", "m.jsonl: line 7: export.weight_bits: only with \"quantize\": true"},
       {R"({"name": "a", "rig": "demo", "export": {"compress": true}})", "m.jsonl: line 7: export.compress: only for format \"g4b\""},
@@ -200,6 +214,23 @@ TEST(BatchCaches, WeightsParsedOnceErrorsNotKept) {
   EXPECT_FALSE(cache.get("x.json", 3, bad).ok());
   EXPECT_EQ(cache.get("x.json", 3, bad).error().message, "x.json: no such file");
   EXPECT_EQ(failures, 2);
+}
+
+// Worn assets: one load per file and rig type, shared; errors not kept.
+TEST(BatchCaches, WornAssetsLoadedOncePerRigType) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const std::string path = test::sharedData() + "/../assets/eyebrows/eyebrow001/eyebrow001.mhclo";
+  WornAssetCache cache;
+  auto a = cache.get(path, "game_engine");
+  auto b = cache.get(path, "game_engine");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->get(), b->get());
+  auto other = cache.get(path, "default");  // another rig type reads other custom weights
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(a->get(), other->get());
+  EXPECT_FALSE(cache.get(path + ".missing", "game_engine").ok());
+  EXPECT_FALSE(cache.get(path + ".missing", "game_engine").ok());
 }
 
 // The built-in demo: three good characters in three formats, a line that does not parse, a line

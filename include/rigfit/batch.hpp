@@ -21,7 +21,9 @@ namespace rigfit {
 struct BatchEntry {
   std::size_t line = 0;            ///< 1-based line number in the manifest
   std::string name;                ///< output base name: DIR/NAME.FORMAT
-  CharacterOptions character;      ///< rig, mesh, weights, shape, allow_fallback
+  CharacterOptions character;      ///< rig, mesh, weights, shape, allow_fallback (assets: see below)
+  std::vector<std::string> assets; ///< assets to wear, in order: paths or names, found by findAsset when the line runs
+  std::string proxy;               ///< body proxy path or name (findAsset); empty: none
   PoseRequest pose;                ///< applied as the bind pose when given
   CharacterExportOptions output;   ///< format and writer options
 };
@@ -68,6 +70,7 @@ struct BatchProgress {
 
 struct BatchOptions {
   std::string out_dir;   ///< created (when missing) before the first character is written
+  std::string assets_dir;  ///< where asset names and relative asset paths are looked up (findAsset); empty: none
   unsigned jobs = 0;     ///< worker threads; 0: the hardware's thread count
   Shard shard;
   /// Called after each line (from a worker, one call at a time), e.g. to report failures or draw progress.
@@ -85,9 +88,11 @@ struct BatchResult {
   double seconds = 0.0;                ///< wall time of the whole run
 };
 
-/// Runs every line of this shard. Targets, macro.json, target.json, base.obj, the vertex groups
-/// and each weights file are read once and shared by all workers. Two lines with the same name are an error on the later one (whichever shard
-/// runs it). Problems are per line (an output folder that cannot be made fails every line).
+/// Runs every line of this shard. Targets, macro.json, target.json, base.obj, the vertex groups,
+/// each weights file and each worn asset (per file and rig type) are read once and shared by all
+/// workers. Two lines with the same name are an error on the later one (whichever shard runs it).
+/// Problems are per line (an output folder that cannot be made fails every line); an asset that
+/// cannot be found or loaded fails its line with "LABEL: line N: assets[I]: ..." (or "proxy: ...").
 [[nodiscard]] BatchResult runBatch(const DataSource& data, std::string_view manifest_label, std::string_view manifest_text,
                                  const BatchOptions& options);
 

@@ -58,6 +58,23 @@ struct WornAsset {
 [[nodiscard]] Expected<WornAsset> loadWornAsset(const std::string& path, const std::string& rig_type,
                                                 float scale_factor = kDefaultScaleFactor);
 
+/// Worn assets by file and rig type, shared by threads (batch): each is loaded (loadWornAsset) once
+/// and then shared read-only.
+class WornAssetCache {
+ public:
+  /// The asset at `path` for rig type `rig_type`, loaded the first time it is asked for; a thread
+  /// asking for an asset another is loading waits for it. Errors are not kept (the next call retries).
+  [[nodiscard]] Expected<std::shared_ptr<const WornAsset>> get(const std::string& path, const std::string& rig_type);
+
+ private:
+  struct Slot {
+    std::mutex loading;
+    std::shared_ptr<const WornAsset> asset;
+  };
+  std::mutex mutex_;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Slot>> assets_;
+};
+
 struct CharacterOptions {
   std::string rig;      ///< name or path; empty: "demo" on the built-in demo
   std::string mesh;     ///< body OBJ; empty: the data's base.obj

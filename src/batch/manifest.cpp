@@ -168,7 +168,8 @@ Status parsePose(const Checker& ck, const Json& v, PoseRequest& pose) {
 }
 
 Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) {
-  RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "deform_only", "compress", "embed", "morphs", "base_color"}));
+  RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "keep_hidden", "deform_only", "compress", "embed", "morphs",
+                                       "base_color"}));
   if (const Json* x = v.find("base_color")) {
     if (!x->isArray() || (x->size() != 3 && x->size() != 4))
       return ck.error("export.base_color", "expected an array of 3 or 4 numbers from 0 to 1");
@@ -193,6 +194,7 @@ Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) 
   if (const Json* x = v.find("quantize")) RIGFIT_TRY(ck.boolean(*x, "export.quantize", o.quantize));
   if (const Json* x = v.find("weight_bits")) RIGFIT_TRY(ck.choice(*x, "export.weight_bits", {8, 16}, o.weight_bits));
   if (const Json* x = v.find("keep_helpers")) RIGFIT_TRY(ck.boolean(*x, "export.keep_helpers", o.keep_helpers));
+  if (const Json* x = v.find("keep_hidden")) RIGFIT_TRY(ck.boolean(*x, "export.keep_hidden", o.keep_hidden));
   if (const Json* x = v.find("deform_only")) RIGFIT_TRY(ck.boolean(*x, "export.deform_only", o.deform_only));
   if (const Json* x = v.find("compress")) RIGFIT_TRY(ck.boolean(*x, "export.compress", o.compress));
   if (const Json* x = v.find("embed")) RIGFIT_TRY(ck.boolean(*x, "export.embed", o.embed));
@@ -228,7 +230,7 @@ Expected<BatchEntry> parseBatchEntry(const ManifestLine& line, std::string_view 
   if (!json) return syntaxError(json.error(), line, label);
   const Json& v = *json;
   if (!v.isObject()) return ck.error("$", std::string("expected an object, found ") + jsonTypeName(v.type()));
-  RIGFIT_TRY(ck.object(v, "$", {"name", "format", "rig", "mesh", "weights", "allow_fallback", "shape", "pose", "export"}));
+  RIGFIT_TRY(ck.object(v, "$", {"name", "format", "rig", "mesh", "weights", "allow_fallback", "assets", "proxy", "shape", "pose", "export"}));
   BatchEntry e;
   e.line = line.number;
   const Json* name = v.find("name");
@@ -252,6 +254,11 @@ Expected<BatchEntry> parseBatchEntry(const ManifestLine& line, std::string_view 
     if (e.character.weights == "none") return ck.error("weights", "an exported character needs weights");
   }
   if (const Json* a = v.find("allow_fallback")) RIGFIT_TRY(ck.boolean(*a, "allow_fallback", e.character.fit.allow_fallback));
+  if (const Json* a = v.find("assets")) {
+    if (!a->isArray()) return ck.error("assets", std::string("expected an array of asset paths or names, found ") + jsonTypeName(a->type()));
+    for (std::size_t i = 0; i < a->size(); ++i) RIGFIT_TRY(ck.string(a->items()[i], jsonPathIndex("assets", i), e.assets.emplace_back()));
+  }
+  if (const Json* p = v.find("proxy")) RIGFIT_TRY(ck.string(*p, "proxy", e.proxy));
   if (const Json* s = v.find("shape")) RIGFIT_TRY(parseShape(ck, *s, e.character.shape));
   if (const Json* p = v.find("pose")) RIGFIT_TRY(parsePose(ck, *p, e.pose));
   if (const Json* x = v.find("export")) RIGFIT_TRY(parseExport(ck, *x, e.output));

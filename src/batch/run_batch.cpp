@@ -1,5 +1,6 @@
 // The batch runner: a fixed pool of worker threads taking the shard's lines in order, one shared
-// target cache, base mesh and weights cache, atomic outputs, and a record for every line whether it worked or not.
+// target cache, base mesh, weights cache and worn asset cache, atomic outputs, and a record for
+// every line whether it worked or not.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -29,14 +30,70 @@ Status makeOutDir(const std::string& dir, std::mutex& mutex) {
   return {};
 }
 
+// Asset paths and names found once per run (findAsset walks the assets folder for a name).
+class AssetFinder {
+ public:
+  explicit AssetFinder(std::string assets_dir) : assets_dir_(std::move(assets_dir)) {}
+  Expected<std::string> find(const std::string& spec) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = found_.find(spec); it != found_.end()) return it->second;
+    }
+    auto path = findAsset(spec, assets_dir_);
+    if (!path) return path;
+    std::lock_guard<std::mutex> lock(mutex_);
+    return found_.emplace(spec, std::move(*path)).first->second;
+  }
+
+ private:
+  std::string assets_dir_;
+  std::mutex mutex_;
+  std::map<std::string, std::string> found_;
+};
+
+struct SharedInputs {
+  TargetCache& targets;
+  WeightsCache& weights;
+  AssetFinder& finder;
+  WornAssetCache& assets;
+};
+
+// One asset of a line, found and loaded (shared); errors under the manifest key `where`.
+Expected<std::shared_ptr<const WornAsset>> wornAsset(SharedInputs& shared, const std::string& spec, const std::string& rig_type,
+                                                     const std::string& where) {
+  auto path = shared.finder.find(spec);
+  auto worn = path ? shared.assets.get(*path, rig_type) : Expected<std::shared_ptr<const WornAsset>>(path.error());
+  if (!worn) return makeError(worn.error().code, where + ": " + worn.error().message);
+  return worn;
+}
+
+// The line's assets and proxy into `options`, for the rig's MPFB type (its custom weights).
+Status wearEntryAssets(const DataSource& data, SharedInputs& shared, const BatchEntry& entry, CharacterOptions& options) {
+  if (entry.assets.empty() && entry.proxy.empty()) return {};
+  auto rig = locateRig(data, options.rig);
+  if (!rig) return rig.error();
+  for (std::size_t i = 0; i < entry.assets.size(); ++i) {
+    auto worn = wornAsset(shared, entry.assets[i], rig->name, jsonPathIndex("assets", i));
+    if (!worn) return worn.error();
+    options.assets.push_back(std::move(*worn));
+  }
+  if (!entry.proxy.empty()) {
+    auto worn = wornAsset(shared, entry.proxy, rig->name, "proxy");
+    if (!worn) return worn.error();
+    options.proxy = std::move(*worn);
+  }
+  return {};
+}
+
 // Loads, fits, binds and exports one character; the files are written atomically.
-Status runEntry(const DataSource& data, TargetCache& cache, WeightsCache& weights, const CharacterBase& base,
-                const BatchEntry& entry, const std::string& out_dir, unsigned jobs, std::mutex& dir_mutex,
-                BatchLineResult& result) {
+Status runEntry(const DataSource& data, SharedInputs& shared, const CharacterBase& base, const BatchEntry& entry,
+                const std::string& out_dir, unsigned jobs, std::mutex& dir_mutex, BatchLineResult& result) {
+  TargetCache& cache = shared.targets;
   CharacterOptions options = entry.character;
   options.targets = &cache;
-  options.weights_cache = &weights;
+  options.weights_cache = &shared.weights;
   options.base = &base;
+  RIGFIT_TRY(wearEntryAssets(data, shared, entry, options));
   auto character = loadCharacter(data, options);
   if (!character) return character.error();
   CharacterExportOptions output = entry.output;
@@ -51,6 +108,7 @@ Status runEntry(const DataSource& data, TargetCache& cache, WeightsCache& weight
   RIGFIT_TRY(writeCharacterExport(*files, main_path, bin_path));
   result.outputs.push_back(main_path);
   if (!bin_path.empty()) result.outputs.push_back(bin_path);
+  for (const auto& image : files->images) result.outputs.push_back((dir / image.first).string());
   result.report = exportReportJson(files->report);
   return {};
 }
@@ -91,6 +149,9 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
   result.jobs = jobs;
   TargetCache cache(data);
   WeightsCache weights;
+  AssetFinder finder(options.assets_dir);
+  WornAssetCache assets;
+  SharedInputs shared{cache, weights, finder, assets};
   // base.obj and the vertex groups: read once, when the first character needs them.
   std::once_flag base_once;
   std::optional<Expected<CharacterBase>> base;
@@ -108,7 +169,7 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
       const Expected<BatchEntry>& entry = entries[i];
       Status st = !entry ? Status(entry.error())
                   : !characterBase() ? Status(characterBase().error())
-                                     : runEntry(data, cache, weights, *characterBase(), *entry, options.out_dir, jobs, dir_mutex, r);
+                                     : runEntry(data, shared, *characterBase(), *entry, options.out_dir, jobs, dir_mutex, r);
       r.ok = st.ok();
       if (!st) {
         r.error = st.error().message;

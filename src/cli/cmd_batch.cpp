@@ -13,7 +13,7 @@ namespace rigfit::cli {
 namespace {
 
 struct BatchArgs {
-  std::string data, manifest, out_dir, shard = "0/1", summary;
+  std::string data, manifest, out_dir, shard = "0/1", summary, assets;
   unsigned jobs = 0;
 };
 
@@ -37,7 +37,7 @@ int runBatchCommand(const BatchArgs& a) {
   DataOptions data;
   data.data = a.data;
   const bool tty = isatty(STDERR_FILENO) == 1;
-  BatchOptions options{.out_dir = a.out_dir, .jobs = a.jobs, .shard = *shard};
+  BatchOptions options{.out_dir = a.out_dir, .assets_dir = assetsFolder(a.assets), .jobs = a.jobs, .shard = *shard};
   options.on_line = [tty](const BatchLineResult& r, const BatchProgress& p) {
     if (!r.ok) {
       if (tty) std::fputs("\r\033[K", stderr);
@@ -61,6 +61,7 @@ void addBatchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("manifest", args->manifest, "manifest: one character per line (JSON object; see the README)")->required();
   cmd->add_option("--out-dir", args->out_dir, "folder for the outputs (created if missing)")->required();
   cmd->add_option("--data", args->data, "MPFB data folder (default: $RIGFIT_DATA, else the built-in demo)");
+  cmd->add_option("--assets", args->assets, "folder the lines' asset names and relative asset paths are looked up in (default: $RIGFIT_ASSETS)");
   cmd->add_option("--jobs,-j", args->jobs, "worker threads (default: the hardware's thread count)")->check(CLI::Range(1u, 1024u));
   cmd->add_option("--shard", args->shard, "I/N: process only lines whose 0-based index % N == I (default 0/1)");
   cmd->add_option("--summary", args->summary, "write a JSON summary: per line status, outputs, errors; totals; timing ('-' for stdout)");

@@ -37,6 +37,9 @@ struct ShapeOptions {
 };
 
 /// --data/--rig/--mesh/--weights + shape options -> the character (fitted, skinned).
+/// The assets folder: `flag` (--assets) when given, else $RIGFIT_ASSETS, else empty.
+std::string assetsFolder(const std::string& flag);
+
 /// --asset, --proxy and --assets: asset files, folders or names, loaded for wearing.
 struct AssetArgs {
   std::vector<std::string> assets;

@@ -35,6 +35,23 @@ Expected<WornAsset> loadWornAsset(const std::string& path, const std::string& ri
   return out;
 }
 
+Expected<std::shared_ptr<const WornAsset>> WornAssetCache::get(const std::string& path, const std::string& rig_type) {
+  Slot* slot = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& entry = assets_[{path, rig_type}];
+    if (!entry) entry = std::make_unique<Slot>();
+    slot = entry.get();
+  }
+  // Only this asset's callers wait while it loads; other assets load meanwhile.
+  std::lock_guard<std::mutex> lock(slot->loading);
+  if (slot->asset) return slot->asset;
+  auto worn = loadWornAsset(path, rig_type);
+  if (!worn) return worn.error();
+  slot->asset = std::make_shared<const WornAsset>(std::move(*worn));
+  return slot->asset;
+}
+
 namespace detail {
 
 namespace {
