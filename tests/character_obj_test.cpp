@@ -1,6 +1,6 @@
 // A posed or shaped character with worn assets as one OBJ (writeCharacterObj): one object and
 // group per mesh, the body first without the faces the clothes hide, every vertex of every mesh,
-// read back with parseObj.
+// read back with parseObj. And the export report's per-mesh entries.
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "rigfit/character.hpp"
+#include "rigfit/character_export.hpp"
+#include "rigfit/json.hpp"
 #include "rigfit/mesh.hpp"
 #include "rigfit/posing.hpp"
 #include "test_util.hpp"
@@ -158,6 +160,50 @@ TEST(CharacterObj, ShapedBodyDressedAsLoadCharacterDressesIt) {
   EXPECT_TRUE(proxy->body_hidden_faces.empty());
   EXPECT_EQ(proxy->proxy->hidden_faces.size(), proxy->proxy->mesh.faceCount());
   EXPECT_GT(std::count(proxy->proxy->hidden_faces.begin(), proxy->proxy->hidden_faces.end(), 1), 100);
+}
+
+// The report's per-mesh entries: material, texture, influences limited, the asset's warnings.
+TEST(CharacterObj, ExportReportPerMesh) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  CharacterOptions o{.rig = "game_engine"};
+  for (const char* path : {"eyes/high-poly/high-poly.mhclo", "clothes/female_casualsuit01/female_casualsuit01.mhclo",
+                           "hair/ponytail01/ponytail01.mhclo"})
+    o.assets.push_back(worn(path));
+  auto c = loadCharacter(data, o);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto glb = exportCharacter(data, *c, {}, {});
+  ASSERT_TRUE(glb.ok()) << glb.error().message;
+  const Json json = exportReportJson(glb->report);
+  const Json* meshes = json.find("meshes");
+  ASSERT_NE(meshes, nullptr);
+  ASSERT_EQ(meshes->items().size(), 4u);
+  std::int64_t limited = 0;
+  for (std::size_t m = 0; m < 4; ++m) {
+    const Json& e = meshes->items()[m];
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : e.members()) keys.push_back(key);
+    EXPECT_EQ(keys, (std::vector<std::string>{"name", "vertices", "triangles", "material", "texture", "vertices_limited", "warnings"}));
+    EXPECT_EQ(e.find("material")->asString(), c->meshes[m].material.name);
+    limited += e.find("vertices_limited")->asInt();
+    std::vector<std::string> warnings;
+    for (const Json& w : e.find("warnings")->items()) warnings.push_back(w.asString());
+    EXPECT_EQ(warnings, c->meshes[m].asset ? c->meshes[m].asset->warnings : std::vector<std::string>{});
+  }
+  EXPECT_EQ(limited, json.find("vertices_limited")->asInt());
+  EXPECT_TRUE(meshes->items()[0].find("texture")->isNull());  // the body: colour only
+  EXPECT_EQ(meshes->items()[1].find("texture")->asString(), "brown_eye.png");
+  EXPECT_EQ(meshes->items()[0].find("material")->asString(), "Body");
+  // Some asset misses a texture file: the warning is on its mesh, and in the report's list.
+  bool missing = false;
+  for (const auto& m : glb->report.meshes)
+    for (const auto& w : m.warnings) missing = missing || w.find("texture file") != std::string::npos;
+  EXPECT_TRUE(missing);
+  // G4MF: no influence limit, so no vertices_limited.
+  auto g4 = exportCharacter(data, *c, {}, {.format = ExportFormat::kG4tf});
+  ASSERT_TRUE(g4.ok()) << g4.error().message;
+  const Json g4json = exportReportJson(g4->report);
+  for (const Json& e : g4json.find("meshes")->items()) EXPECT_EQ(e.find("vertices_limited"), nullptr);
 }
 
 }  // namespace
