@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,6 +138,20 @@ struct Character {
   CharacterMesh& body() { return meshes.front(); }
   const CharacterMesh& body() const { return meshes.front(); }
 };
+
+/// The asset stage's geometry, without a rig (loadCharacter then weights the meshes; `rigfit
+/// shape` writes them as they are).
+struct DressedBody {
+  std::vector<CharacterMesh> assets;    ///< one per worn asset, in order, fitted; no skin
+  std::optional<CharacterMesh> proxy;   ///< the body proxy fitted, masked where the clothes hide the body; no skin
+  std::vector<std::uint8_t> body_hidden_faces;  ///< per body face, 1 under the clothes; empty: none hidden
+  std::vector<std::string> warnings;    ///< the assets' warnings, then the proxy's
+};
+
+/// Fits each worn asset (and the proxy) to `body`, the shaped body with its helpers, and works
+/// out which of the body's (or the proxy's) faces the clothes' delete lists hide.
+[[nodiscard]] Expected<DressedBody> dressBody(const Mesh& body, std::span<const std::shared_ptr<const WornAsset>> assets,
+                                              const std::shared_ptr<const WornAsset>& proxy);
 
 /// The weights file MPFB uses for a rig: rigs/<standard|rigify>/weights.<name>.json, first existing
 /// along [name] + fallbacks (default_no_toes -> default, rigify.human <-> rigify.human_toes).

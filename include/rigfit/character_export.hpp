@@ -50,6 +50,10 @@ struct ExportReport {
   struct Mesh {
     std::string name;
     std::size_t vertices = 0, triangles = 0;
+    std::string material;  ///< the material's name
+    std::string texture;   ///< the base colour image's file name; empty: none
+    std::optional<std::size_t> vertices_limited;  ///< glTF only: this mesh's vertices that lost influences
+    std::vector<std::string> warnings;  ///< its asset's (missing material or textures, ...)
   };
   struct Morph {
     std::string name;
@@ -77,7 +81,8 @@ struct ExportReport {
 };
 
 /// The report as JSON, keys in a fixed order (the format of `rigfit export --report` and of each
-/// line's "report" in a batch summary). "meshes" is written only for more than one mesh.
+/// line's "report" in a batch summary). "meshes" is written only for more than one mesh, each as
+/// name, vertices, triangles, material, texture (null: none), vertices_limited (glTF only), warnings.
 Json exportReportJson(const ExportReport& report);
 
 struct CharacterExport {

@@ -44,6 +44,7 @@ struct GltfSkins {
   std::vector<std::vector<std::uint16_t>> joints, quantized_weights;
   std::vector<std::vector<float>> weights;
   std::size_t vertices_limited = 0;  ///< vertices that lost influences, over every mesh
+  std::vector<std::size_t> mesh_vertices_limited;  ///< the same per mesh, in model order
   double max_dropped_weight = 0.0;   ///< the largest normalised weight dropped, over every mesh
 };
 

@@ -51,6 +51,21 @@ struct ObjReadOptions {
 std::string writeObj(const Mesh& mesh, std::span<const float> positions, std::span<const float> normals,
                      std::string_view header_comment);
 
+/// One mesh of a multi-object OBJ.
+struct ObjObject {
+  std::string_view name;
+  const Mesh* mesh = nullptr;
+  std::span<const float> positions;  ///< rig frame, 3 per vertex; empty: the mesh's
+  std::span<const float> normals;    ///< rig frame, 3 per `vn`; empty: the mesh's
+};
+
+/// Writes several meshes as one OBJ in MakeHuman's frame (as writeObj), each as `o NAME`, its
+/// `v`/`vt`/`vn` lines, then `g NAME` and its faces (indices past the meshes before it). One group
+/// per mesh, as MakeHuman's OBJ exporter writes: Blender's importers make one object per mesh
+/// whether they split by object or by group. The meshes' own face groups are not written; every
+/// vertex is, in the mesh's order, also those no face uses.
+std::string writeObjObjects(std::span<const ObjObject> objects, std::string_view header_comment);
+
 /// Named vertex groups as MPFB's basemesh_vertex_groups.json holds them: inclusive index ranges.
 struct VertexGroups {
   struct Range {

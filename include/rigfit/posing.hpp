@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigfit/character.hpp"
@@ -37,5 +38,12 @@ struct PosedMesh {
 /// normal is deformed with the influences of the first vertex that uses it.
 [[nodiscard]] Status poseCharacter(const Character& character, const Pose& pose, bool dual_quaternion, int threads,
                                    PosedMesh& out);
+
+/// The character's meshes as one OBJ in MakeHuman's frame, posed (`posed`) or as they are (null).
+/// A body that wears nothing is written as writeObj writes it: the input OBJ's vertex order, UVs,
+/// normals and face groups. With worn assets or a body proxy, one object per mesh
+/// (writeObjObjects), the body first, every mesh without its hidden faces unless `keep_hidden`
+/// (their vertices stay, so the body keeps the input OBJ's vertex order).
+std::string writeCharacterObj(const Character& character, const PosedMesh* posed, bool keep_hidden, std::string_view header_comment);
 
 }  // namespace rigfit

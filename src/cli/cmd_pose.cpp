@@ -15,6 +15,7 @@ struct PoseArgs {
   std::vector<std::string> rotate, rotate_quat;
   std::string out, skeleton_out;
   bool dqs = false;
+  bool keep_hidden = false;
   int threads = 2;
 };
 
@@ -31,7 +32,7 @@ int runPose(const PoseArgs& a) {
   for (const auto& w : warnings) warn(w.message);
   PosedMesh posed;
   if (Status st = poseCharacter(*c, pose, a.dqs, a.threads, posed); !st) return reportError(st.error());
-  const std::string obj = writeObj(c->body().mesh, posed.positions, posed.normals, "posed by rigfit " RIGFIT_VERSION_STRING);
+  const std::string obj = writeCharacterObj(*c, &posed, a.keep_hidden, "posed by rigfit " RIGFIT_VERSION_STRING);
   // Write the skeleton first: if it fails, no posed OBJ is left behind either.
   if (!a.skeleton_out.empty())
     if (Status st = writeOutput(a.skeleton_out, writeSkeletonJson(c->fit.skeleton, posed.pose_matrices)); !st) return reportError(st.error());
@@ -48,7 +49,10 @@ void addPoseCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--pose", args->pose_file, "MPFB pose file (poses/<rig>_fk/*.json format), or a path relative to the data's poses/");
   cmd->add_option("--rotate", args->rotate, "BONE=RX,RY,RZ: XYZ Euler rotation in degrees (repeatable)");
   cmd->add_option("--rotate-quat", args->rotate_quat, "BONE=W,X,Y,Z: quaternion rotation (repeatable)");
-  cmd->add_option("--out,-o", args->out, "posed mesh OBJ, in the input OBJ's frame and order")->required();
+  cmd->add_option("--out,-o", args->out,
+                  "posed mesh OBJ, in the input OBJ's frame and order; with assets, one object per mesh (the body first)")
+      ->required();
+  cmd->add_flag("--keep-hidden", args->keep_hidden, "keep the body faces the worn clothes hide (default: removed)");
   cmd->add_option("--skeleton", args->skeleton_out, "also write the skeleton JSON with each bone's pose_matrix");
   cmd->add_flag("--dqs", args->dqs, "dual-quaternion skinning (Blender's 'preserve volume')");
   cmd->add_option("--threads", args->threads, "threads for loading and skinning (the output does not depend on it)")->check(CLI::Range(1, 64));

@@ -52,6 +52,57 @@ Expected<std::shared_ptr<const WornAsset>> WornAssetCache::get(const std::string
   return slot->asset;
 }
 
+namespace {
+
+// One worn asset as a mesh: fitted on `body` (the shaped body, helpers included), with its
+// material; no skin yet.
+Expected<CharacterMesh> fitWorn(const std::shared_ptr<const WornAsset>& worn, const Mesh& body) {
+  const Asset& asset = worn->asset;
+  CharacterMesh m;
+  m.asset = worn;
+  m.name = asset.file.name;
+  m.mesh = asset.mesh;
+  RIGFIT_TRY(fitAsset(asset, body.positions, m.mesh.positions, body.scale_factor));
+  m.mesh.normals.clear();  // the OBJ's normals were for its own positions
+  for (std::int32_t& k : m.mesh.corner_normals) k = -1;
+  m.material = worn->material;
+  return m;
+}
+
+}  // namespace
+
+Expected<DressedBody> dressBody(const Mesh& body, std::span<const std::shared_ptr<const WornAsset>> assets,
+                                const std::shared_ptr<const WornAsset>& proxy) {
+  DressedBody out;
+  std::vector<const ProxyFile*> masking;
+  for (const auto& a : assets) {
+    auto m = fitWorn(a, body);
+    if (!m) return m.error();
+    out.assets.push_back(std::move(*m));
+    if (a->asset.file.has_delete_verts) masking.push_back(&a->asset.file);
+    out.warnings.insert(out.warnings.end(), a->warnings.begin(), a->warnings.end());
+  }
+  const BodyMask mask = bodyMask(body, masking);
+  bool any_hidden = false;
+  for (std::uint8_t h : mask.face_hidden) any_hidden = any_hidden || h;
+  if (proxy) {
+    // The proxy takes the body's place: masked where any of its binding vertices is (§3).
+    auto m = fitWorn(proxy, body);
+    if (!m) return m.error();
+    out.warnings.insert(out.warnings.end(), proxy->warnings.begin(), proxy->warnings.end());
+    std::vector<std::uint8_t> masked(m->mesh.vertexCount(), 0);
+    proxyMask(proxy->asset.file.bindings, mask.vertex_masked, masked);
+    if (any_hidden) {
+      m->hidden_faces.assign(m->mesh.faceCount(), 0);
+      maskedFaces(masked, m->mesh.face_offsets, m->mesh.corner_vertices, m->hidden_faces);
+    }
+    out.proxy = std::move(*m);
+  } else if (any_hidden) {
+    out.body_hidden_faces = mask.face_hidden;
+  }
+  return out;
+}
+
 namespace detail {
 
 namespace {
@@ -73,58 +124,28 @@ Expected<Skin> assetSkin(const Character& c, const Asset& asset, std::size_t n) 
   return bindWeights(*weights, c.fit.skeleton, c.rig, n);
 }
 
-// One worn asset as a mesh of the character: fitted on `body_positions` (the shaped body,
-// helpers included), skinned, with its material.
-Expected<CharacterMesh> wear(const Character& c, const std::shared_ptr<const WornAsset>& worn, std::span<const float> body_positions,
-                             float scale_factor) {
-  const Asset& asset = worn->asset;
-  CharacterMesh m;
-  m.asset = worn;
-  m.name = asset.file.name;
-  m.mesh = asset.mesh;
-  RIGFIT_TRY(fitAsset(asset, body_positions, m.mesh.positions, scale_factor));
-  m.mesh.normals.clear();  // the OBJ's normals were for its own positions
-  for (std::int32_t& k : m.mesh.corner_normals) k = -1;
-  auto skin = assetSkin(c, asset, m.mesh.vertexCount());
-  if (!skin) return skin.error();
-  m.skin = std::move(*skin);
-  m.material = worn->material;
-  return m;
-}
-
 }  // namespace
 
 Status wearAssets(Character& c, const CharacterOptions& options) {
   if (options.assets.empty() && !options.proxy) return {};
-  const Mesh& body = c.body().mesh;
-  std::vector<CharacterMesh> worn;
-  std::vector<const ProxyFile*> masking;
-  for (const auto& a : options.assets) {
-    auto m = wear(c, a, body.positions, body.scale_factor);
-    if (!m) return m.error();
-    worn.push_back(std::move(*m));
-    if (a->asset.file.has_delete_verts) masking.push_back(&a->asset.file);
-    c.warnings.insert(c.warnings.end(), a->warnings.begin(), a->warnings.end());
+  auto dressed = dressBody(c.body().mesh, options.assets, options.proxy);
+  if (!dressed) return dressed.error();
+  // Every skin comes from the base body's, so the proxy takes its place last.
+  for (CharacterMesh& m : dressed->assets) {
+    auto skin = assetSkin(c, m.asset->asset, m.mesh.vertexCount());
+    if (!skin) return skin.error();
+    m.skin = std::move(*skin);
   }
-  const BodyMask mask = bodyMask(body, masking);
-  bool any_hidden = false;
-  for (std::uint8_t h : mask.face_hidden) any_hidden = any_hidden || h;
-  if (options.proxy) {
-    // The proxy takes the body's place: masked where any of its binding vertices is (§3).
-    auto proxy = wear(c, options.proxy, body.positions, body.scale_factor);
-    if (!proxy) return proxy.error();
-    c.warnings.insert(c.warnings.end(), options.proxy->warnings.begin(), options.proxy->warnings.end());
-    std::vector<std::uint8_t> masked(proxy->mesh.vertexCount(), 0);
-    proxyMask(options.proxy->asset.file.bindings, mask.vertex_masked, masked);
-    if (any_hidden) {
-      proxy->hidden_faces.assign(proxy->mesh.faceCount(), 0);
-      maskedFaces(masked, proxy->mesh.face_offsets, proxy->mesh.corner_vertices, proxy->hidden_faces);
-    }
-    c.body() = std::move(*proxy);
-  } else if (any_hidden) {
-    c.body().hidden_faces = mask.face_hidden;
+  if (dressed->proxy) {
+    auto skin = assetSkin(c, dressed->proxy->asset->asset, dressed->proxy->mesh.vertexCount());
+    if (!skin) return skin.error();
+    dressed->proxy->skin = std::move(*skin);
+    c.body() = std::move(*dressed->proxy);
+  } else {
+    c.body().hidden_faces = std::move(dressed->body_hidden_faces);
   }
-  for (CharacterMesh& m : worn) c.meshes.push_back(std::move(m));
+  c.warnings.insert(c.warnings.end(), dressed->warnings.begin(), dressed->warnings.end());
+  for (CharacterMesh& m : dressed->assets) c.meshes.push_back(std::move(m));
   return {};
 }
 

@@ -189,7 +189,16 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   for (const auto& [key, value] : c.weights_statements.members()) report.weights.statements.emplace_back(key, value.asString());
   report.vertices = body.vertexCount();
   report.triangles = body.triangles.size() / 3;
-  for (const ExportMesh& m : model->meshes) report.meshes.push_back({m.name, m.vertexCount(), m.triangles.size() / 3});
+  for (std::size_t m = 0; m < model->meshes.size(); ++m) {
+    const ExportMesh& em = model->meshes[m];
+    ExportReport::Mesh& r = report.meshes.emplace_back();
+    r.name = em.name;
+    r.vertices = em.vertexCount();
+    r.triangles = em.triangles.size() / 3;
+    r.material = em.material.name;
+    if (em.material.base_color_texture) r.texture = em.material.base_color_texture->file_name;
+    if (c.meshes[m].asset) r.warnings = c.meshes[m].asset->warnings;
+  }
   for (const ExportMorph& m : body.morphs) report.morphs.push_back({m.name, m.vertices.size()});
   for (std::size_t v = 0; v < body.vertexCount(); ++v) report.unweighted_vertices += body.skin.influenceCount(v) == 0;
   report.unmapped_groups = c.binding.unmapped;
@@ -202,6 +211,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     if (o.quantize && o.weight_bits != 8 && o.weight_bits != 16) return makeError(ErrorCode::kUsage, "export: weight bits must be 8 or 16");
     const GltfSkins skins = gltfSkins(*model, o.influences, o.quantize ? o.weight_bits : 0);
     report.influences = ExportReport::Influences{o.influences, skins.vertices_limited, skins.max_dropped_weight};
+    for (std::size_t m = 0; m < report.meshes.size(); ++m) report.meshes[m].vertices_limited = skins.mesh_vertices_limited[m];
     body.material.base_color = o.base_color;
     if (o.base_color[3] < 1.0f) body.material.alpha_mode = AlphaMode::kBlend;  // alpha below 1 blends
     GltfOptions options;
@@ -262,6 +272,10 @@ Json exportReportJson(const ExportReport& r) {
       e.set("name", m.name);
       e.set("vertices", count(m.vertices));
       e.set("triangles", count(m.triangles));
+      e.set("material", m.material);
+      e.set("texture", m.texture.empty() ? Json(nullptr) : Json(m.texture));
+      if (m.vertices_limited) e.set("vertices_limited", count(*m.vertices_limited));
+      e.set("warnings", stringArray(m.warnings));
       meshes.push(std::move(e));
     }
     out.set("meshes", std::move(meshes));

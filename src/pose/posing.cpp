@@ -1,6 +1,8 @@
 #include "rigfit/posing.hpp"
 
 #include <filesystem>
+#include <span>
+#include <vector>
 
 #include "rigfit/skinning.hpp"
 
@@ -104,6 +106,27 @@ Status poseCharacter(const Character& c, const Pose& pose, bool dual_quaternion,
   for (std::size_t m = 1; m < c.meshes.size(); ++m)
     RIGFIT_TRY(skinMesh(c.meshes[m].mesh, c.meshes[m].skin, job, out.more[m - 1].positions, out.more[m - 1].normals));
   return {};
+}
+
+std::string writeCharacterObj(const Character& c, const PosedMesh* posed, bool keep_hidden, std::string_view header_comment) {
+  const auto positions = [&](std::size_t m) -> std::span<const float> {
+    if (!posed) return {};
+    return m == 0 ? std::span<const float>(posed->positions) : std::span<const float>(posed->more[m - 1].positions);
+  };
+  const auto normals = [&](std::size_t m) -> std::span<const float> {
+    if (!posed) return {};
+    return m == 0 ? std::span<const float>(posed->normals) : std::span<const float>(posed->more[m - 1].normals);
+  };
+  if (c.meshes.size() == 1 && !c.body().asset) return writeObj(c.body().mesh, positions(0), normals(0), header_comment);
+  std::vector<Mesh> shown(c.meshes.size());
+  std::vector<ObjObject> objects;
+  for (std::size_t m = 0; m < c.meshes.size(); ++m) {
+    const CharacterMesh& cm = c.meshes[m];
+    const Mesh* mesh = &cm.mesh;
+    if (!keep_hidden && !cm.hidden_faces.empty()) mesh = &(shown[m] = withoutFaces(cm.mesh, cm.hidden_faces));
+    objects.push_back({cm.name, mesh, positions(m), normals(m)});
+  }
+  return writeObjObjects(objects, header_comment);
 }
 
 }  // namespace rigfit

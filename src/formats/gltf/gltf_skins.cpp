@@ -18,7 +18,8 @@ GltfSkins gltfSkins(const ExportModel& model, int influences, int weight_bits) {
     out.joints[m].assign(n, 0);
     out.weights[m].assign(n, 0.0f);
     double dropped = 0.0;
-    out.vertices_limited += limitInfluences(model.meshes[m].skin, influences, out.joints[m], out.weights[m], &dropped);
+    out.mesh_vertices_limited.push_back(limitInfluences(model.meshes[m].skin, influences, out.joints[m], out.weights[m], &dropped));
+    out.vertices_limited += out.mesh_vertices_limited.back();
     out.max_dropped_weight = std::max(out.max_dropped_weight, dropped);
     GltfSkinStreams s{.influences = influences, .joints = out.joints[m], .weights = out.weights[m]};
     if (quantize) {
