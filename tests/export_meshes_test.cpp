@@ -308,12 +308,13 @@ ExportImage checkerImage(const std::string& file_name, int w, int h) {
   return image.ok() ? *image : ExportImage{};
 }
 
-// The box's material: a masked, two-sided blue with a base colour image. (A normal map would
-// need tangents in glTF, which rigfit does not write yet: the validator warns without them.)
+// The box's material: a masked, two-sided blue with a base colour image and a normal map (so the
+// glTF mesh gets tangents).
 ExportMaterial visor() {
-  static const ExportImage colour = checkerImage("visor_colour.png", 4, 2);
+  static const ExportImage colour = checkerImage("visor_colour.png", 4, 2), normal = checkerImage("visor_normal.png", 2, 2);
   return {.name = "Visor", .base_color = {0.1f, 0.2f, 0.9f, 0.6f}, .metallic = 0.25, .roughness = 0.2,
-          .alpha_mode = AlphaMode::kMask, .alpha_cutoff = 0.4, .double_sided = true, .base_color_texture = colour};
+          .alpha_mode = AlphaMode::kMask, .alpha_cutoff = 0.4, .double_sided = true, .base_color_texture = colour,
+          .normal_texture = normal};
 }
 
 const Character& demo() {
@@ -1012,12 +1013,16 @@ TEST(TwoMeshCharacter, ExportsEveryMesh) {
   ASSERT_EQ(g.materials.size(), 2u);
   EXPECT_EQ(g.materials[1].name, "Visor");
   EXPECT_EQ(g.materials[1].alphaMode, "MASK");
-  // Its image: in the .glb's buffer, a texture with the one sampler.
-  ASSERT_EQ(g.images.size(), 1u);
-  ASSERT_EQ(g.textures.size(), 1u);
+  // Its images: in the .glb's buffer, each a texture with the one sampler; tangents for the
+  // normal map on the visor only.
+  ASSERT_EQ(g.images.size(), 2u);
+  ASSERT_EQ(g.textures.size(), 2u);
   EXPECT_EQ(g.materials[0].pbrMetallicRoughness.baseColorTexture.index, -1);
   const int colour = g.materials[1].pbrMetallicRoughness.baseColorTexture.index;
   ASSERT_EQ(colour, 0);
+  EXPECT_EQ(g.materials[1].normalTexture.index, 1);
+  EXPECT_EQ(g.meshes[0].primitives[0].attributes.count("TANGENT"), 0u);
+  ASSERT_EQ(g.meshes[1].primitives[0].attributes.count("TANGENT"), 1u);
   const tinygltf::Image& colour_image = g.images[static_cast<std::size_t>(g.textures[static_cast<std::size_t>(colour)].source)];
   EXPECT_EQ(colour_image.name, "visor_colour");
   EXPECT_EQ(colour_image.mimeType, "image/png");
@@ -1059,7 +1064,6 @@ TEST(TwoMeshCharacter, ExportsEveryMesh) {
   // G4MF text: the images as textures with their sizes and files, used by the visor's channels
   // (with a normal map too, and the body using the same colour image: written once).
   Character mapped = c;
-  mapped.meshes[1].material.normal_texture = checkerImage("visor_normal.png", 2, 2);
   mapped.meshes[0].material.base_color_texture = mapped.meshes[1].material.base_color_texture;
   auto g4 = exportCharacter(data, mapped, {}, {.format = ExportFormat::kG4tf});
   ASSERT_TRUE(g4.ok());
@@ -1077,6 +1081,36 @@ TEST(TwoMeshCharacter, ExportsEveryMesh) {
   EXPECT_EQ(material.find("normal")->find("texture")->asInt(), 1);
   EXPECT_EQ(doc->find("materials")->items()[0].find("baseColor")->find("texture")->asInt(), 0);
   for (const G4mfIssue& i : validateG4mf(g4->main, "mapped")) ADD_FAILURE() << i.path << ": " << i.message;
+}
+
+// A unit square in the XY plane, u along +x and OBJ v along +y: glTF's v runs down, so the
+// tangent is +x with w = -1 (bitangent cross(+z, +x) = +y, against v's direction -y).
+TEST(ExportTangents, HandComputedQuad) {
+  ExportMesh m;
+  m.positions = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+  m.normals = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+  m.uvs = {0, 0, 1, 0, 1, 1, 0, 1};
+  m.triangles = {0, 1, 2, 0, 2, 3};
+  const std::vector<float> t = exportTangents(m);
+  ASSERT_EQ(t.size(), 16u);
+  for (std::size_t v = 0; v < 4; ++v) {
+    EXPECT_FLOAT_EQ(t[4 * v], 1.0f) << v;
+    EXPECT_FLOAT_EQ(t[4 * v + 1], 0.0f) << v;
+    EXPECT_FLOAT_EQ(t[4 * v + 2], 0.0f) << v;
+    EXPECT_EQ(t[4 * v + 3], -1.0f) << v;
+  }
+  // Mirrored UVs (u along -x) flip the tangent; a tilted normal keeps it perpendicular.
+  m.uvs = {1, 0, 0, 0, 0, 1, 1, 1};
+  m.normals[2] = 0.8f;
+  m.normals[0] = 0.6f;
+  const std::vector<float> f = exportTangents(m);
+  EXPECT_NEAR(f[0] * 0.6f + f[2] * 0.8f, 0.0, 1e-7);
+  EXPECT_NEAR(std::hypot(f[0], f[1], f[2]), 1.0, 1e-6);
+  EXPECT_LT(f[0], 0.0f);
+  EXPECT_FLOAT_EQ(f[4], -1.0f);
+  // No UVs: no tangents.
+  m.uvs.clear();
+  EXPECT_TRUE(exportTangents(m).empty());
 }
 
 TEST(ExportImage, FormatAndSizeFromTheHeader) {
@@ -1155,7 +1189,7 @@ TEST(TwoMeshes, WriteSamples) {
     ASSERT_TRUE(files.ok()) << files.error().message;
     put(name, files->main);
     if (container == GltfContainer::kGltf) put("two_meshes.bin", files->bin);
-    ASSERT_EQ(files->images.size(), container == GltfContainer::kGltf ? 1u : 0u);
+    ASSERT_EQ(files->images.size(), container == GltfContainer::kGltf ? 2u : 0u);
     for (const auto& [image_name, bytes] : files->images) put(image_name, *bytes);
   }
   for (auto [container, zstd, name] : {std::tuple{G4mfContainer::kText, false, "two_meshes.g4tf"}, {G4mfContainer::kBinary, false, "two_meshes.g4b"},

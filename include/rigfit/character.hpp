@@ -45,7 +45,7 @@ class WeightsCache {
 };
 
 /// An asset as characters wear it: loaded once (loadAsset, for the rig type whose custom weights
-/// it takes) with its export material and the material's base colour image read; shared
+/// it takes) with its export material and the material's images read; shared
 /// read-only by the characters of a batch.
 struct WornAsset {
   Asset asset;
@@ -54,9 +54,8 @@ struct WornAsset {
 };
 
 /// Loads an asset for wearing: loadAsset, then its material as an ExportMaterial named after the
-/// .mhmat, with the diffuse texture read as the base colour image (a missing or unreadable image
-/// is a warning; the material keeps its colours). Normal maps are not exported yet (glTF would
-/// need tangents): a material that has one gets a warning saying so.
+/// .mhmat, with the diffuse texture read as the base colour image and the normal map as the
+/// normal texture (a missing or unreadable image is a warning; the material keeps its colours).
 [[nodiscard]] Expected<WornAsset> loadWornAsset(const std::string& path, const std::string& rig_type,
                                                 float scale_factor = kDefaultScaleFactor);
 

@@ -116,6 +116,12 @@ Eigen::Matrix4d rigToExportFrame();
 /// control character becomes '_' ("upperarm01.L" -> "upperarm01_L"); empty -> "_".
 std::string exportName(std::string_view name);
 
+/// Per-vertex tangents of a mesh with normals and UVs (empty otherwise), 4 floats each: the unit
+/// direction in which the texture's u grows (glTF's UV convention, v down), orthogonal to the
+/// normal, and w = ±1, the handedness of the bitangent cross(normal, tangent) * w. glTF's TANGENT
+/// for normal-mapped materials.
+std::vector<float> exportTangents(const ExportMesh& mesh);
+
 /// Adds a morph target to `mesh` from sparse offsets in its input mesh's frame (a MakeHuman
 /// target as shapeBody applies it: `source_vertices[k]` moves by offsets[3k..3k+2]): every export
 /// vertex split from a listed source vertex moves by the offset in the export frame. Offsets that

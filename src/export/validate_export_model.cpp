@@ -156,6 +156,7 @@ Status checkMesh(const ExportMesh& m, std::size_t index, std::size_t nb) {
   }
   if ((m.material.base_color_texture || m.material.normal_texture) && m.uvs.empty())
     return usage(where + "a textured material needs UVs");
+  if (m.material.normal_texture && m.normals.empty()) return usage(where + "a normal map needs normals");
   return checkMaterial(m.material, where);
 }
 

@@ -21,17 +21,21 @@ Expected<WornAsset> loadWornAsset(const std::string& path, const std::string& ri
   }
   const AssetMaterial& mat = *out.asset.material;
   out.material = exportMaterial(mat);
-  if (const AssetTexture* diffuse = mat.texture("diffuseTexture"); diffuse && diffuse->exists) {
-    auto bytes = readFile(diffuse->path);
-    auto image = bytes ? exportImage(std::make_shared<const std::string>(std::move(*bytes)), diffuse->path)
-                       : Expected<ExportImage>(bytes.error());
-    if (image)
-      out.material.base_color_texture = std::move(*image);
+  // The diffuse image as base colour, the normal map as normal texture; an image that cannot be
+  // read is a warning and the material keeps its colours.
+  const auto image = [&](const char* key, std::optional<ExportImage>& slot) {
+    const AssetTexture* texture = mat.texture(key);
+    if (!texture || !texture->exists) return;  // a missing file is already a warning (readMaterial)
+    auto bytes = readFile(texture->path);
+    auto read = bytes ? exportImage(std::make_shared<const std::string>(std::move(*bytes)), texture->path)
+                      : Expected<ExportImage>(bytes.error());
+    if (read)
+      slot = std::move(*read);
     else
-      out.warnings.push_back(image.error().message + " (the material keeps its colour)");
-  }
-  if (const AssetTexture* normal = mat.texture("normalmapTexture"); normal && normal->exists)
-    out.warnings.push_back(mat.label + ": normal map " + normal->path + " not exported (rigfit writes no tangents yet)");
+      out.warnings.push_back(read.error().message + " (the material keeps its colour)");
+  };
+  image("diffuseTexture", out.material.base_color_texture);
+  image("normalmapTexture", out.material.normal_texture);
   return out;
 }
 

@@ -34,7 +34,7 @@ bool fillInfluenceSet(std::size_t nv, int k, int set, const std::uint16_t* joint
 
 // The vertex attributes' accessors (-1: absent).
 struct Attributes {
-  int position = -1, normal = -1, uv = -1;
+  int position = -1, normal = -1, uv = -1, tangent = -1;
   int joints[2] = {-1, -1}, weights[2] = {-1, -1};
 };
 
@@ -60,6 +60,11 @@ void writeVertexStreams(GltfBuffer& b, const ExportMesh& mesh, Attributes& a) {
       uv[i + 1] = 1.0f - mesh.uvs[i + 1];
     }
     a.uv = b.accessor(view, kGltfFloat, nv, "VEC2");
+  }
+  // A normal map needs tangents (else engines derive their own, and the validator warns).
+  if (mesh.material.normal_texture) {
+    const std::vector<float> tangents = exportTangents(mesh);
+    if (!tangents.empty()) a.tangent = b.accessor(b.copy(tangents, kGltfArrayBuffer), kGltfFloat, nv, "VEC4");
   }
 }
 
@@ -150,6 +155,7 @@ Json primitiveJson(const Attributes& a, int sets, int indices, int material, con
   attributes.set("POSITION", a.position);
   if (a.normal >= 0) attributes.set("NORMAL", a.normal);
   if (a.uv >= 0) attributes.set("TEXCOORD_0", a.uv);
+  if (a.tangent >= 0) attributes.set("TANGENT", a.tangent);
   for (int set = 0; set < sets; ++set) {
     attributes.set("JOINTS_" + std::to_string(set), a.joints[set]);
     attributes.set("WEIGHTS_" + std::to_string(set), a.weights[set]);

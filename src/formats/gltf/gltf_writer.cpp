@@ -170,6 +170,7 @@ Expected<std::size_t> checkStreams(const ExportModel& model, std::span<const Glt
     if (options.container == GltfContainer::kGlb)  // images in the buffer (an upper bound: shared ones counted per use)
       for (const auto* image : {&mesh.material.base_color_texture, &mesh.material.normal_texture})
         if (*image) bytes += (*image)->bytes->size() + 4;
+    if (mesh.material.normal_texture) bytes += 16 * nv;  // TANGENT
   }
   return bytes;
 }
