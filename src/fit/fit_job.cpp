@@ -54,6 +54,153 @@ void fit(std::vector<T>& v, std::size_t n) {
   if (v.size() != n) v.resize(n);
 }
 
+// fitSkeleton's steps: internal linkage and one or two call sites each, so the compiler can inline
+// them. `removed` (a flag per rig bone) stays empty while no bone is removed: the common case
+// allocates nothing for it.
+using Removed = std::vector<std::uint8_t>;
+
+// 1. Heads and tails from the strategies (skeleton slots are in parents-first order, `p.rank`).
+void placeEnds(const PreparedRig& p, const float* pos, const Eigen::Vector3d* centres, Skeleton& s,
+               std::vector<Eigen::Vector3d>& roll_reference_z) {
+  for (std::size_t i = 0; i < p.names.size(); ++i) {
+    const std::uint32_t r = p.rank[i];
+    s.heads[r] = evaluateEnd(p, p.heads[i], pos, centres);
+    s.tails[r] = evaluateEnd(p, p.tails[i], pos, centres);
+    roll_reference_z[i] = Eigen::Vector3d::Zero();
+  }
+}
+
+// 2. Rolls: the file's, or a roll strategy's on the strategy positions (before connect snapping).
+void applyRollStrategies(const PreparedRig& p, Skeleton& s, std::vector<Eigen::Vector3d>& roll_reference_z) {
+  for (std::size_t i = 0; i < p.names.size(); ++i) {
+    const std::uint32_t r = p.rank[i];
+    s.rolls[r] = applyRollStrategy(p, i, s.heads[r], s.tails[r], p.rolls[i], roll_reference_z[i]);
+  }
+}
+
+// Marks the bones not yet removed that are shorter than Blender keeps, with a warning saying `why`.
+void removeShort(const PreparedRig& p, const Skeleton& s, Removed& removed, std::vector<FitWarning>& warnings,
+                 const char* why) {
+  const std::size_t nb = p.names.size();
+  for (std::size_t i = 0; i < nb; ++i) {
+    const std::uint32_t r = p.rank[i];
+    if ((!removed.empty() && removed[i]) ||
+        (s.tails[r] - s.heads[r]).squaredNorm() > kMinBoneLength * kMinBoneLength)
+      continue;
+    if (removed.empty()) removed.assign(nb, 0);
+    removed[i] = 1;
+    warnings.push_back({p.names[i], why});
+  }
+}
+
+// Rig bone i's parent once removed bones are gone: the nearest ancestor not removed.
+int liveParent(const PreparedRig& p, const Removed& removed, std::size_t i) {
+  int q = p.parent[i];
+  while (!removed.empty() && q != kNoParent && removed[static_cast<std::size_t>(q)]) q = p.parent[static_cast<std::size_t>(q)];
+  return q;
+}
+
+// Connected children snap their head onto the parent's tail (the parent's strategy wins).
+void snapConnected(const PreparedRig& p, const Removed& removed, Skeleton& s) {
+  for (std::size_t i = 0; i < p.names.size(); ++i) {
+    if (!p.connect[i] || (!removed.empty() && removed[i])) continue;
+    const int q = liveParent(p, removed, i);
+    if (q == kNoParent) continue;
+    s.heads[p.rank[i]] = s.tails[p.rank[static_cast<std::size_t>(q)]];
+  }
+}
+
+// 4. Names, parents (as skeleton slots), source bones, connect flags and lengths in parents-first order.
+void orderBones(const PreparedRig& p, const Removed& removed, Skeleton& s) {
+  const std::size_t nb = p.names.size();
+  fit(s.names, nb);
+  fit(s.parents, nb);
+  fit(s.source, nb);
+  fit(s.connected, nb);
+  fit(s.lengths, nb);
+  fit(s.rest, nb);
+  for (std::size_t k = 0; k < nb; ++k) {
+    const std::uint32_t i = p.order[k];
+    if (s.names[k] != p.names[i]) s.names[k] = p.names[i];
+    const int q = liveParent(p, removed, i);
+    s.parents[k] = q == kNoParent ? kNoParent : static_cast<int>(p.rank[static_cast<std::size_t>(q)]);
+    s.source[k] = i;
+    s.connected[k] = p.connect[i];
+    s.lengths[k] = (s.tails[k] - s.heads[k]).norm();
+  }
+}
+
+// Drops the removed bones, remapping parent indices (order stays parents-first). Rare: may allocate.
+void compactRemoved(const PreparedRig& p, const Removed& removed, Skeleton& s) {
+  const std::size_t nb = p.names.size();
+  std::vector<int> new_index(nb, -1);
+  std::size_t w = 0;
+  for (std::size_t k = 0; k < nb; ++k) {
+    if (removed[p.order[k]]) continue;
+    new_index[k] = static_cast<int>(w);
+    if (w != k) s.names[w] = std::move(s.names[k]);
+    s.parents[w] = s.parents[k] == kNoParent ? kNoParent : new_index[static_cast<std::size_t>(s.parents[k])];
+    s.heads[w] = s.heads[k];
+    s.tails[w] = s.tails[k];
+    s.rolls[w] = s.rolls[k];
+    s.lengths[w] = s.lengths[k];
+    s.source[w] = s.source[k];
+    s.connected[w] = s.connected[k];
+    ++w;
+  }
+  s.names.resize(w);
+  s.parents.resize(w);
+  s.heads.resize(w);
+  s.tails.resize(w);
+  s.rolls.resize(w);
+  s.lengths.resize(w);
+  s.rest.resize(w);
+  s.source.resize(w);
+  s.connected.resize(w);
+}
+
+// Each fitted bone's inheritance, local-location and rotation-mode settings from its rig bone.
+void copyBoneSettings(const PreparedRig& p, Skeleton& s) {
+  const std::size_t n = s.size();
+  fit(s.inherit_rotation, n);
+  fit(s.inherit_scale, n);
+  fit(s.local_location, n);
+  fit(s.rotation_mode, n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = s.source[k];
+    s.inherit_rotation[k] = p.inherit_rotation[i];
+    s.inherit_scale[k] = p.inherit_scale[i];
+    s.local_location[k] = p.local_location[i];
+    s.rotation_mode[k] = p.rotation_mode[i];
+  }
+}
+
+// Blender's rest and local frames of the fitted bones. cos/sin of the file's rolls come from the
+// prepared rig; rolls set by a roll strategy vary.
+void restFrames(const PreparedRig& p, Skeleton& s, FitResult::Scratch& scratch) {
+  const std::size_t n = s.size();
+  fit(s.local_rotation, n);
+  fit(s.local_head, n);
+  fit(s.local_length, n);
+  std::vector<double>& roll_cos = scratch.roll_cos;
+  std::vector<double>& roll_sin = scratch.roll_sin;
+  roll_cos.resize(n);
+  roll_sin.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = s.source[k];
+    if (p.roll_strategies[i] == RollStrategy::kNone) {
+      roll_cos[k] = p.roll_cos[i];
+      roll_sin[k] = p.roll_sin[i];
+    } else {
+      roll_cos[k] = std::cos(s.rolls[k]);
+      roll_sin[k] = std::sin(s.rolls[k]);
+    }
+  }
+  blenderRestMatrices(s.heads.data(), s.tails.data(), s.rolls.data(), s.parents.data(), n, s.rest.data(),
+                      s.local_rotation.data(), s.local_head.data(), s.local_length.data(), roll_cos.data(),
+                      roll_sin.data(), &scratch.rest);
+}
+
 }  // namespace
 
 int Skeleton::find(std::string_view name) const {
@@ -77,125 +224,23 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
   const float* pos = positions.data();
   cubeCentres(p, pos, centres.data());
 
-  // 1. Heads and tails from strategies, roll from the file (skeleton slots are in parents-first order).
-  for (std::size_t i = 0; i < nb; ++i) {
-    const std::uint32_t r = p.rank[i];
-    s.heads[r] = evaluateEnd(p, p.heads[i], pos, centres.data());
-    s.tails[r] = evaluateEnd(p, p.tails[i], pos, centres.data());
-    out.roll_reference_z[i] = Eigen::Vector3d::Zero();
-  }
-  // 2. Roll strategies, on the strategy positions (before connect snapping).
-  for (std::size_t i = 0; i < nb; ++i) {
-    const std::uint32_t r = p.rank[i];
-    s.rolls[r] = applyRollStrategy(p, i, s.heads[r], s.tails[r], p.rolls[i], out.roll_reference_z[i]);
-  }
+  placeEnds(p, pos, centres.data(), s, out.roll_reference_z);
+  applyRollStrategies(p, s, out.roll_reference_z);
   // 3. Blender drops zero-length bones when leaving edit mode (children move to the grandparent);
-  //    then connected children snap their head onto the parent's tail (the parent's strategy wins);
-  //    a bone made zero-length by snapping goes at the next mode switch.
+  //    then connected children snap their head onto the parent's tail; a bone made zero-length by
+  //    snapping goes at the next mode switch.
   out.warnings.assign(p.warnings.begin(), p.warnings.end());
   out.fallback_count = p.fallback_count;
-  std::vector<std::uint8_t> removed;  // empty: none removed (the common case allocates nothing)
-  auto removeShort = [&](const char* why) {
-    for (std::size_t i = 0; i < nb; ++i) {
-      const std::uint32_t r = p.rank[i];
-      if ((!removed.empty() && removed[i]) ||
-          (s.tails[r] - s.heads[r]).squaredNorm() > kMinBoneLength * kMinBoneLength)
-        continue;
-      if (removed.empty()) removed.assign(nb, 0);
-      removed[i] = 1;
-      out.warnings.push_back({p.names[i], why});
-    }
-  };
-  auto parentOf = [&](std::size_t i) {
-    int q = p.parent[i];
-    while (!removed.empty() && q != kNoParent && removed[static_cast<std::size_t>(q)]) q = p.parent[static_cast<std::size_t>(q)];
-    return q;
-  };
-  removeShort("zero-length bone (head == tail) removed, as Blender does; its children move to its parent");
-  for (std::size_t i = 0; i < nb; ++i) {
-    if (!p.connect[i] || (!removed.empty() && removed[i])) continue;
-    const int q = parentOf(i);
-    if (q == kNoParent) continue;
-    s.heads[p.rank[i]] = s.tails[p.rank[static_cast<std::size_t>(q)]];
-  }
-  removeShort("zero-length bone after snapping to its parent's tail removed, as Blender does");
-
-  // 4. Names, parents and frames in parents-first order.
-  fit(s.names, nb);
-  fit(s.parents, nb);
-  fit(s.source, nb);
-  fit(s.connected, nb);
-  fit(s.lengths, nb);
-  fit(s.rest, nb);
-  for (std::size_t k = 0; k < nb; ++k) {
-    const std::uint32_t i = p.order[k];
-    if (s.names[k] != p.names[i]) s.names[k] = p.names[i];
-    const int q = parentOf(i);
-    s.parents[k] = q == kNoParent ? kNoParent : static_cast<int>(p.rank[static_cast<std::size_t>(q)]);
-    s.source[k] = i;
-    s.connected[k] = p.connect[i];
-    s.lengths[k] = (s.tails[k] - s.heads[k]).norm();
-  }
-  if (!removed.empty()) {
-    // Compact: drop removed bones, remapping parent indices (order stays parents-first).
-    std::vector<int> new_index(nb, -1);
-    std::size_t w = 0;
-    for (std::size_t k = 0; k < nb; ++k) {
-      if (removed[p.order[k]]) continue;
-      new_index[k] = static_cast<int>(w);
-      if (w != k) s.names[w] = std::move(s.names[k]);
-      s.parents[w] = s.parents[k] == kNoParent ? kNoParent : new_index[static_cast<std::size_t>(s.parents[k])];
-      s.heads[w] = s.heads[k];
-      s.tails[w] = s.tails[k];
-      s.rolls[w] = s.rolls[k];
-      s.lengths[w] = s.lengths[k];
-      s.source[w] = s.source[k];
-      s.connected[w] = s.connected[k];
-      ++w;
-    }
-    s.names.resize(w);
-    s.parents.resize(w);
-    s.heads.resize(w);
-    s.tails.resize(w);
-    s.rolls.resize(w);
-    s.lengths.resize(w);
-    s.rest.resize(w);
-    s.source.resize(w);
-    s.connected.resize(w);
-  }
-  const std::size_t n = s.size();
-  fit(s.local_rotation, n);
-  fit(s.local_head, n);
-  fit(s.local_length, n);
-  fit(s.inherit_rotation, n);
-  fit(s.inherit_scale, n);
-  fit(s.local_location, n);
-  fit(s.rotation_mode, n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t i = s.source[k];
-    s.inherit_rotation[k] = p.inherit_rotation[i];
-    s.inherit_scale[k] = p.inherit_scale[i];
-    s.local_location[k] = p.local_location[i];
-    s.rotation_mode[k] = p.rotation_mode[i];
-  }
-  // cos/sin of the file's rolls come from the prepared rig; rolls set by a roll strategy vary.
-  std::vector<double>& roll_cos = out.scratch.roll_cos;
-  std::vector<double>& roll_sin = out.scratch.roll_sin;
-  roll_cos.resize(n);
-  roll_sin.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t i = s.source[k];
-    if (p.roll_strategies[i] == RollStrategy::kNone) {
-      roll_cos[k] = p.roll_cos[i];
-      roll_sin[k] = p.roll_sin[i];
-    } else {
-      roll_cos[k] = std::cos(s.rolls[k]);
-      roll_sin[k] = std::sin(s.rolls[k]);
-    }
-  }
-  blenderRestMatrices(s.heads.data(), s.tails.data(), s.rolls.data(), s.parents.data(), n, s.rest.data(),
-                      s.local_rotation.data(), s.local_head.data(), s.local_length.data(), roll_cos.data(),
-                      roll_sin.data(), &out.scratch.rest);
+  Removed removed;
+  removeShort(p, s, removed, out.warnings,
+              "zero-length bone (head == tail) removed, as Blender does; its children move to its parent");
+  snapConnected(p, removed, s);
+  removeShort(p, s, removed, out.warnings, "zero-length bone after snapping to its parent's tail removed, as Blender does");
+  // 4. The skeleton in parents-first order, without the removed bones, with Blender's frames.
+  orderBones(p, removed, s);
+  if (!removed.empty()) compactRemoved(p, removed, s);
+  copyBoneSettings(p, s);
+  restFrames(p, s, out.scratch);
   return {};
 }
 

@@ -500,15 +500,11 @@ Expected<Eigen::Matrix4d> localMatrix(const tinygltf::Node& n, std::string_view 
   return local;
 }
 
-// The skeleton of a loaded document (see parseGltfSkeleton).
-Expected<SkeletonSource> skeletonOf(const tinygltf::Model& model, std::string_view label) {
-  const std::vector<tinygltf::Node>& nodes = model.nodes;
-  if (nodes.empty()) return bad(label, "nodes", "no nodes: the file holds no skeleton");
+// Every node's local matrix and parent (-1 for a root); rejects a child index out of range and a
+// node with two parents.
+Status nodeHierarchy(const std::vector<tinygltf::Node>& nodes, std::string_view label, std::vector<Eigen::Matrix4d>& local,
+                     std::vector<int>& parent) {
   const std::size_t nn = nodes.size();
-
-  // Local matrices and parents of every node.
-  std::vector<Eigen::Matrix4d> local(nn);
-  std::vector<int> parent(nn, -1);
   for (std::size_t i = 0; i < nn; ++i) {
     const tinygltf::Node& n = nodes[i];
     const std::string path = jsonPathIndex("nodes", i);
@@ -524,7 +520,13 @@ Expected<SkeletonSource> skeletonOf(const tinygltf::Model& model, std::string_vi
       parent[ci] = static_cast<int>(i);
     }
   }
-  // World matrices (a cycle shows up as a chain longer than the node count).
+  return {};
+}
+
+// Every node's world matrix (a cycle shows up as a chain longer than the node count).
+Expected<std::vector<Eigen::Matrix4d>> worldMatrices(const std::vector<Eigen::Matrix4d>& local, const std::vector<int>& parent,
+                                                     std::string_view label) {
+  const std::size_t nn = local.size();
   std::vector<Eigen::Matrix4d> world(nn);
   std::vector<std::uint8_t> done(nn, 0);
   for (std::size_t i = 0; i < nn; ++i) {
@@ -539,8 +541,12 @@ Expected<SkeletonSource> skeletonOf(const tinygltf::Model& model, std::string_vi
       done[*it] = 1;
     }
   }
+  return world;
+}
 
-  // The joints: the first skin's, else every node below a node named "Armature".
+// The joints' nodes: the first skin's, else every node below a node named "Armature".
+Expected<std::vector<std::size_t>> jointNodes(const tinygltf::Model& model, const std::vector<int>& parent, std::string_view label) {
+  const std::size_t nn = model.nodes.size();
   std::vector<std::size_t> joints;
   if (!model.skins.empty()) {
     const std::vector<int>& js = model.skins[0].joints;
@@ -552,7 +558,7 @@ Expected<SkeletonSource> skeletonOf(const tinygltf::Model& model, std::string_vi
   } else {
     for (std::size_t i = 0; i < nn; ++i) {
       for (int q = parent[i]; q >= 0; q = parent[static_cast<std::size_t>(q)]) {
-        if (nodes[static_cast<std::size_t>(q)].name == "Armature") {
+        if (model.nodes[static_cast<std::size_t>(q)].name == "Armature") {
           joints.push_back(i);
           break;
         }
@@ -560,56 +566,84 @@ Expected<SkeletonSource> skeletonOf(const tinygltf::Model& model, std::string_vi
     }
   }
   if (joints.empty()) return bad(label, "skins", "no skin joints and no node below an \"Armature\" node: the file holds no skeleton");
+  return joints;
+}
 
-  SkeletonSource src;
-  src.kind = "gltf";
+// Per bone (in joint order), what the steps after placeJoints need beside the placements.
+struct JointInfo {
+  std::vector<Eigen::Matrix3d> frames;         // the joint's frame without scale, in the rig's axes
+  std::vector<int> parent;                     // the bone of the nearest joint above, -1 for a root
+  std::vector<const tinygltf::Value*> extras;  // the node's extras when an object, else null
+};
+
+// A joint's frame without scale, from its world rotation-scale `m` in the rig's axes:
+// Gram-Schmidt from Y (the bone axis) and Z.
+Expected<Eigen::Matrix3d> unscaledFrame(const Eigen::Matrix3d& m, std::string_view label, const std::string& path) {
+  Eigen::Vector3d y = m.col(1), z = m.col(2);
+  if (y.norm() == 0.0) return bad(label, path, "a joint with a degenerate (zero-scale) transform");
+  y.normalize();
+  z = (z - z.dot(y) * y);
+  if (z.norm() == 0.0) return bad(label, path, "a joint with a degenerate (zero-scale) transform");
+  z.normalize();
+  Eigen::Matrix3d frame;
+  frame.col(0) = y.cross(z);
+  frame.col(1) = y;
+  frame.col(2) = z;
+  return frame;
+}
+
+// One bone per joint: its name (extras.name, else the node's, else "joint<node>"), parent, head and
+// frame; rejects a joint listed twice, a name used twice and a zero-scale joint.
+Status placeJoints(const std::vector<tinygltf::Node>& nodes, const std::vector<std::size_t>& joints, const std::vector<int>& parent,
+                   const std::vector<Eigen::Matrix4d>& world, std::string_view label, SkeletonSource& src, JointInfo& info) {
   const Eigen::Matrix3d c = gltfToRig();
   std::unordered_map<std::size_t, std::size_t> joint_of;  // node -> bone
   for (std::size_t k = 0; k < joints.size(); ++k)
     if (!joint_of.emplace(joints[k], k).second) return bad(label, jsonPathIndex("skins[0].joints", k), "a node listed twice");
   const std::size_t nb = joints.size();
-  std::vector<Eigen::Matrix3d> frames(nb);
-  std::vector<int> bone_parent(nb, -1);
-  std::vector<const tinygltf::Value*> extras(nb, nullptr);
+  info.frames.resize(nb);
+  info.parent.assign(nb, -1);
+  info.extras.assign(nb, nullptr);
   src.bones.resize(nb);
   std::unordered_map<std::string, std::size_t> names;
   for (std::size_t k = 0; k < nb; ++k) {
     const std::size_t ni = joints[k];
     const tinygltf::Node& n = nodes[ni];
     const std::string path = jsonPathIndex("nodes", ni);
-    extras[k] = n.extras.IsObject() ? &n.extras : nullptr;
-    const tinygltf::Value* nm = member(extras[k], "name");
+    info.extras[k] = n.extras.IsObject() ? &n.extras : nullptr;
+    const tinygltf::Value* nm = member(info.extras[k], "name");
     const std::string& name = nm && nm->IsString() ? nm->Get<std::string>() : n.name;
     src.bones[k].name = !name.empty() ? name : "joint" + std::to_string(ni);
     if (!names.emplace(src.bones[k].name, k).second) return bad(label, path + ".name", "bone \"" + src.bones[k].name + "\" appears twice");
     for (int q = parent[ni]; q >= 0; q = parent[static_cast<std::size_t>(q)])
       if (auto it = joint_of.find(static_cast<std::size_t>(q)); it != joint_of.end()) {
-        bone_parent[k] = static_cast<int>(it->second);
+        info.parent[k] = static_cast<int>(it->second);
         break;
       }
-    const Eigen::Matrix3d m = c * world[ni].topLeftCorner<3, 3>();
     src.bones[k].head = c * world[ni].topRightCorner<3, 1>();
-    // The bone frame without scale: Gram-Schmidt from Y (the bone axis) and Z.
-    Eigen::Vector3d y = m.col(1), z = m.col(2);
-    if (y.norm() == 0.0) return bad(label, path, "a joint with a degenerate (zero-scale) transform");
-    y.normalize();
-    z = (z - z.dot(y) * y);
-    if (z.norm() == 0.0) return bad(label, path, "a joint with a degenerate (zero-scale) transform");
-    z.normalize();
-    frames[k].col(0) = y.cross(z);
-    frames[k].col(1) = y;
-    frames[k].col(2) = z;
+    auto frame = unscaledFrame(c * world[ni].topLeftCorner<3, 3>(), label, path);
+    if (!frame) return frame.error();
+    info.frames[k] = *frame;
   }
+  for (std::size_t k = 0; k < nb; ++k)
+    src.bones[k].parent = info.parent[k] < 0 ? std::string() : src.bones[static_cast<std::size_t>(info.parent[k])].name;
+  return {};
+}
+
+// The tails a rigfit export recorded: extras.length along the joint's own +Y (stays right when the
+// armature above it is moved), else extras.tail. Flags the bones given a tail.
+Expected<std::vector<std::uint8_t>> tailsFromExtras(const std::vector<std::size_t>& joints, const JointInfo& info,
+                                                    std::string_view label, SkeletonSource& src) {
+  const Eigen::Matrix3d c = gltfToRig();
+  const std::size_t nb = joints.size();
   std::vector<std::uint8_t> has_tail(nb, 0);
   for (std::size_t k = 0; k < nb; ++k) {
     BonePlacement& b = src.bones[k];
-    b.parent = bone_parent[k] < 0 ? std::string() : src.bones[static_cast<std::size_t>(bone_parent[k])].name;
     const std::string path = jsonPathIndex("nodes", joints[k]);
-    const tinygltf::Value* len = member(extras[k], "length");
-    const tinygltf::Value* tail = member(extras[k], "tail");
+    const tinygltf::Value* len = member(info.extras[k], "length");
+    const tinygltf::Value* tail = member(info.extras[k], "tail");
     if (finiteNumber(len) && len->GetNumberAsDouble() > 0.0) {
-      // Along the joint's own +Y: stays right when the armature above it is moved.
-      b.tail = b.head + len->GetNumberAsDouble() * frames[k].col(1);
+      b.tail = b.head + len->GetNumberAsDouble() * info.frames[k].col(1);
       has_tail[k] = 1;
     } else if (tail) {
       auto t = extrasTail(*tail, label, path + ".extras.tail");
@@ -618,73 +652,118 @@ Expected<SkeletonSource> skeletonOf(const tinygltf::Model& model, std::string_vi
       has_tail[k] = 1;
     }
   }
-  // Tails without extras: to the child joint nearest the +Y axis, else the parent's length
-  // (parents first, so a leaf finds its parent's length already set).
-  std::vector<double> length(nb, -1.0);
+  return has_tail;
+}
+
+// Each bone's children, in joint order.
+std::vector<std::vector<std::size_t>> childrenOf(const std::vector<int>& parent) {
+  std::vector<std::vector<std::size_t>> kids(parent.size());
+  for (std::size_t k = 0; k < parent.size(); ++k)
+    if (parent[k] >= 0) kids[static_cast<std::size_t>(parent[k])].push_back(k);
+  return kids;
+}
+
+// The bones depth first, children in order; an explicit stack, as a chain of joints may be long.
+std::vector<std::size_t> depthFirst(const std::vector<int>& parent, const std::vector<std::vector<std::size_t>>& kids) {
   std::vector<std::size_t> order;
-  {
-    std::vector<std::vector<std::size_t>> kids(nb);
-    for (std::size_t k = 0; k < nb; ++k)
-      if (bone_parent[k] >= 0) kids[static_cast<std::size_t>(bone_parent[k])].push_back(k);
-    // Depth first, children in order; an explicit stack, as a chain of joints may be long.
-    std::vector<std::size_t> stack;
-    for (std::size_t r = 0; r < nb; ++r) {
-      if (bone_parent[r] >= 0) continue;
-      stack.push_back(r);
-      while (!stack.empty()) {
-        const std::size_t k = stack.back();
-        stack.pop_back();
-        order.push_back(k);
-        stack.insert(stack.end(), kids[k].rbegin(), kids[k].rend());
-      }
+  std::vector<std::size_t> stack;
+  for (std::size_t r = 0; r < parent.size(); ++r) {
+    if (parent[r] >= 0) continue;
+    stack.push_back(r);
+    while (!stack.empty()) {
+      const std::size_t k = stack.back();
+      stack.pop_back();
+      order.push_back(k);
+      stack.insert(stack.end(), kids[k].rbegin(), kids[k].rend());
     }
-    bool guessed = false;
-    for (std::size_t k : order) {
-      BonePlacement& b = src.bones[k];
-      const Eigen::Vector3d y = frames[k].col(1);
-      if (has_tail[k]) {
-        length[k] = (b.tail - b.head).norm();
-        continue;
-      }
-      guessed = true;
-      double len = -1.0;
-      {
-        double best_off = 1e300;
-        for (auto ch : kids[k]) {
-          const Eigen::Vector3d d = src.bones[ch].head - b.head;
-          const double along = d.dot(y);
-          if (along <= 1e-9) continue;
-          const double off = (d - along * y).norm() / along;  // how far off the axis, relative
-          if (off < best_off) {
-            best_off = off;
-            len = along;
-          }
-        }
-      }
-      if (len <= 0.0 && bone_parent[k] >= 0) len = length[static_cast<std::size_t>(bone_parent[k])];
-      if (len <= 0.0) len = 0.1;
-      length[k] = len;
-      b.tail = b.head + len * y;
-    }
-    if (guessed) src.notes.push_back("bones without extras.length or extras.tail: tails guessed along each joint's +Y axis (to a child joint, else at the parent's length)");
   }
-  // The roll of the joint's frame about the bone direction.
-  for (std::size_t k = 0; k < nb; ++k) {
+  return order;
+}
+
+// The distance along the bone axis `y` from `head` to the child joint closest to that axis (its
+// offset from the axis taken relative to that distance); -1 when no child lies ahead.
+double lengthToChild(const SkeletonSource& src, const std::vector<std::size_t>& kids, const Eigen::Vector3d& head,
+                     const Eigen::Vector3d& y) {
+  double len = -1.0;
+  double best_off = 1e300;
+  for (auto ch : kids) {
+    const Eigen::Vector3d d = src.bones[ch].head - head;
+    const double along = d.dot(y);
+    if (along <= 1e-9) continue;
+    const double off = (d - along * y).norm() / along;  // how far off the axis, relative
+    if (off < best_off) {
+      best_off = off;
+      len = along;
+    }
+  }
+  return len;
+}
+
+// Tails without extras: to the child joint nearest the +Y axis, else the parent's length, else 0.1
+// (in `order`, parents first, so a leaf finds its parent's length already set). Notes the guess.
+void guessTails(const std::vector<std::size_t>& order, const std::vector<std::vector<std::size_t>>& kids, const JointInfo& info,
+                const std::vector<std::uint8_t>& has_tail, SkeletonSource& src) {
+  std::vector<double> length(has_tail.size(), -1.0);
+  bool guessed = false;
+  for (std::size_t k : order) {
     BonePlacement& b = src.bones[k];
-    // rigfit's exports keep the edit roll itself.
-    if (const tinygltf::Value* r = member(extras[k], "roll"); finiteNumber(r)) {
+    const Eigen::Vector3d y = info.frames[k].col(1);
+    if (has_tail[k]) {
+      length[k] = (b.tail - b.head).norm();
+      continue;
+    }
+    guessed = true;
+    double len = lengthToChild(src, kids[k], b.head, y);
+    if (len <= 0.0 && info.parent[k] >= 0) len = length[static_cast<std::size_t>(info.parent[k])];
+    if (len <= 0.0) len = 0.1;
+    length[k] = len;
+    b.tail = b.head + len * y;
+  }
+  if (guessed) src.notes.push_back("bones without extras.length or extras.tail: tails guessed along each joint's +Y axis (to a child joint, else at the parent's length)");
+}
+
+// Each bone's roll: the edit roll a rigfit export kept in extras.roll, else the roll of the joint's
+// frame about the bone direction.
+void jointRolls(const JointInfo& info, SkeletonSource& src) {
+  for (std::size_t k = 0; k < src.bones.size(); ++k) {
+    BonePlacement& b = src.bones[k];
+    if (const tinygltf::Value* r = member(info.extras[k], "roll"); finiteNumber(r)) {
       b.roll = r->GetNumberAsDouble();
       continue;
     }
     const Eigen::Vector3d d = b.tail - b.head;
     if (d.norm() == 0.0) continue;
     const Eigen::Vector3d n = d.normalized();
-    const Eigen::Vector3d z = frames[k].col(2);
+    const Eigen::Vector3d z = info.frames[k].col(2);
     b.roll = rollFromZAxis(n, z - z.dot(n) * n);
   }
+}
+
+// The skeleton of a loaded document (see parseGltfSkeleton).
+Expected<SkeletonSource> skeletonOf(const tinygltf::Model& model, std::string_view label) {
+  const std::vector<tinygltf::Node>& nodes = model.nodes;
+  if (nodes.empty()) return bad(label, "nodes", "no nodes: the file holds no skeleton");
+  std::vector<Eigen::Matrix4d> local(nodes.size());
+  std::vector<int> parent(nodes.size(), -1);
+  RIGFIT_TRY(nodeHierarchy(nodes, label, local, parent));
+  auto world = worldMatrices(local, parent, label);
+  if (!world) return world.error();
+  auto joints = jointNodes(model, parent, label);
+  if (!joints) return joints.error();
+
+  SkeletonSource src;
+  src.kind = "gltf";
+  JointInfo info;
+  RIGFIT_TRY(placeJoints(nodes, *joints, parent, *world, label, src, info));
+  auto has_tail = tailsFromExtras(*joints, info, label, src);
+  if (!has_tail) return has_tail.error();
+  const std::vector<std::vector<std::size_t>> kids = childrenOf(info.parent);
+  const std::vector<std::size_t> order = depthFirst(info.parent, kids);
+  guessTails(order, kids, info, *has_tail, src);
+  jointRolls(info, src);
   // Parents first, so the placements read like a skeleton file.
   std::vector<BonePlacement> sorted;
-  sorted.reserve(nb);
+  sorted.reserve(src.bones.size());
   for (std::size_t k : order) sorted.push_back(std::move(src.bones[k]));
   src.bones = std::move(sorted);
   return src;
