@@ -61,7 +61,13 @@ class [[nodiscard]] Status {
   bool ok_ = true;
 };
 
-inline Error makeError(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+/// An error with `message` kept short (elideMessage): a file's huge value is never echoed whole.
+Error makeError(ErrorCode code, std::string message);
+
+/// A message of at most about 300 characters: each run of more than 64 non-space characters
+/// (a huge string, a 10,000-digit number) keeps its first 40 and last 16 with "...(N bytes)..."
+/// between them, then a message still over 300 keeps its first 200 and last 90.
+std::string elideMessage(std::string message);
 
 }  // namespace rigfit
 

@@ -33,6 +33,8 @@ else
   grep -Eq -- "$regex" "$TMP/stderr" || fail "stderr does not match /$regex/"
   if [ "$want_exit" = 1 ]; then
     [ "$(grep -c 'error:' "$TMP/stderr")" = 1 ] || fail "expected exactly one error line"
+    # Short: a file's huge value is elided, never echoed (about 300 characters at most).
+    [ "$(grep 'error:' "$TMP/stderr" | wc -c)" -le 340 ] || fail "the error line is longer than 340 bytes"
   fi
   [ ! -e "$OUT" ] || fail "a failed command left $OUT behind"
   leftovers=$(ls -A "$TMP" | grep -v -e '^stdout$' -e '^stderr$' || true)
