@@ -200,7 +200,17 @@ TEST(Fit, HierarchyErrors) {
   EXPECT_EQ(unknown.error().message, "rig.json: bones.a.parent: unknown bone \"ghost\"");
   auto cycle = fitRig(rigOf(bone("a", kOrigin, kCube, "b") + "," + bone("b", kOrigin, kCube, "a")), t.mesh, t.groups);
   ASSERT_FALSE(cycle.ok());
-  EXPECT_EQ(cycle.error().message, "rig.json: bones.a.parent: parent chain forms a cycle");
+  EXPECT_EQ(cycle.error().message, "rig.json: bones.a.parent: parent chain forms a cycle: a -> b -> a");
+  // A bone that merely leads into a cycle is not named; the cycle's bones are, from the first in
+  // the file; a bone that is its own parent says so.
+  auto into = fitRig(rigOf(bone("c", kOrigin, kCube, "b") + "," + bone("d", kOrigin, kCube, "e") + "," + bone("b", kOrigin, kCube, "e") +
+                           "," + bone("e", kOrigin, kCube, "d")),
+                     t.mesh, t.groups);
+  ASSERT_FALSE(into.ok());
+  EXPECT_EQ(into.error().message, "rig.json: bones.d.parent: parent chain forms a cycle: d -> e -> d");
+  auto self = fitRig(rigOf(bone("a", kOrigin, kCube) + "," + bone("s", kOrigin, kCube, "s")), t.mesh, t.groups);
+  ASSERT_FALSE(self.ok());
+  EXPECT_EQ(self.error().message, "rig.json: bones.s.parent: the bone is its own parent");
   auto sub = fitRig(rigOf(bone("a", kOrigin, kCube), ", \"is_subrig\": true"), t.mesh, t.groups);
   ASSERT_FALSE(sub.ok());
   EXPECT_EQ(sub.error().code, ErrorCode::kUnsupported);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "fit/bone_order.hpp"
 #include "rigfit/author.hpp"
 #include "rigfit/bone_frame.hpp"
 
@@ -192,14 +193,14 @@ Expected<RigDefinition> saveRig(const RigDefinition& base, std::span<const BoneP
     }
     rig.bones.push_back(std::move(bone));
   }
-  // Parent chains must end at a root.
-  for (const BoneDef& bone : rig.bones) {
-    std::string_view q = bone.parent;
-    for (std::size_t steps = 0; !q.empty(); ++steps) {
-      if (steps > rig.bones.size())
-        return makeError(ErrorCode::kSchema, "bone \"" + bone.name + "\": parent chain forms a cycle");
-      q = rig.bones[index.at(q)].parent;
-    }
+  // Unique names, known parents, parent chains that end at a root.
+  using Problem = detail::BoneLinks::Problem;
+  if (const detail::BoneLinks links = detail::linkBones(rig); links.problem != Problem::kNone) {
+    const BoneDef& bone = rig.bones[links.bone];
+    const std::string what = links.problem == Problem::kCycle           ? detail::cycleText(rig, links.cycle)
+                             : links.problem == Problem::kUnknownParent ? "unknown parent \"" + bone.parent + "\""
+                                                                       : std::string("duplicate bone name");
+    return makeError(ErrorCode::kSchema, "bone \"" + bone.name + "\": " + what);
   }
   rep.bones = rig.bones.size();
   if (report) *report = std::move(rep);

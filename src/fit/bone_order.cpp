@@ -1,6 +1,7 @@
 // The order bones take in a fitted skeleton, and the skeleton's names and parents without a fit.
 #include "fit/bone_order.hpp"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 
@@ -28,6 +29,36 @@ std::vector<std::uint32_t> detail::parentsFirstOrder(std::span<const int> parent
   return order;
 }
 
+namespace {
+
+// The bones of one parent cycle, given that some bone is not reached from a root: walking up from
+// it must end in a cycle. Listed from the cycle's first bone in file order, following parents.
+std::vector<std::size_t> findCycle(const std::vector<int>& parent, const std::vector<std::uint32_t>& reached) {
+  const std::size_t nb = parent.size();
+  std::vector<std::uint8_t> state(nb, 0);  // 1: reached from a root, 2: on this walk
+  for (auto b : reached) state[b] = 1;
+  std::size_t b = 0;
+  while (state[b]) ++b;
+  while (state[b] != 2) {  // every unreached bone has an unreached parent
+    state[b] = 2;
+    b = static_cast<std::size_t>(parent[b]);
+  }
+  std::size_t first = b;
+  for (std::size_t k = static_cast<std::size_t>(parent[b]); k != b; k = static_cast<std::size_t>(parent[k])) first = std::min(first, k);
+  std::vector<std::size_t> cycle{first};
+  for (std::size_t k = static_cast<std::size_t>(parent[first]); k != first; k = static_cast<std::size_t>(parent[k])) cycle.push_back(k);
+  return cycle;
+}
+
+}  // namespace
+
+std::string detail::cycleText(const RigDefinition& rig, const std::vector<std::size_t>& cycle) {
+  if (cycle.size() == 1) return "the bone is its own parent";
+  std::string out = "parent chain forms a cycle: ";
+  for (std::size_t b : cycle) out += rig.bones[b].name + " -> ";
+  return out + rig.bones[cycle.front()].name;
+}
+
 detail::BoneLinks detail::linkBones(const RigDefinition& rig) {
   BoneLinks links;
   const std::size_t nb = rig.bones.size();
@@ -48,12 +79,9 @@ detail::BoneLinks detail::linkBones(const RigDefinition& rig) {
     links.parent[i] = it->second;
   }
   links.order = parentsFirstOrder(links.parent);
-  if (links.order.size() != nb) {  // bones never reached from a root are in a cycle
-    std::vector<std::uint8_t> seen(nb, 0);
-    for (auto b : links.order) seen[b] = 1;
-    std::size_t first = 0;
-    while (seen[first]) ++first;
-    return problem(BoneLinks::Problem::kCycle, first);
+  if (links.order.size() != nb) {  // bones never reached from a root lead into a cycle
+    links.cycle = findCycle(links.parent, links.order);
+    return problem(BoneLinks::Problem::kCycle, links.cycle.front());
   }
   links.rank.resize(nb);
   for (std::size_t k = 0; k < nb; ++k) links.rank[links.order[k]] = static_cast<std::uint32_t>(k);

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "rigfit/rig.hpp"
@@ -24,7 +25,11 @@ struct BoneLinks {
   std::vector<std::uint32_t> rank;    ///< rank[rig index] = position in `order`
   Problem problem = Problem::kNone;
   std::size_t bone = 0;               ///< the bone with the problem
+  std::vector<std::size_t> cycle;     ///< kCycle: its bones, from the first in file order, each followed by its parent
 };
 BoneLinks linkBones(const RigDefinition& rig);
+/// A kCycle problem in words: "the bone is its own parent", or "parent chain forms a cycle:
+/// a -> b -> a".
+std::string cycleText(const RigDefinition& rig, const std::vector<std::size_t>& cycle);
 
 }  // namespace rigfit::detail

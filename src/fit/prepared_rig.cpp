@@ -27,7 +27,7 @@ class Preparer {
       case Problem::kDuplicateName: return fail(links.bone, "", "duplicate bone name", ErrorCode::kSchema);
       case Problem::kUnknownParent:
         return fail(links.bone, ".parent", "unknown bone \"" + rig_.bones[links.bone].parent + "\"", ErrorCode::kSchema);
-      case Problem::kCycle: return fail(links.bone, ".parent", "parent chain forms a cycle", ErrorCode::kSchema);
+      case Problem::kCycle: return fail(links.bone, ".parent", detail::cycleText(rig_, links.cycle), ErrorCode::kSchema);
     }
     p.names.reserve(nb);
     for (const BoneDef& b : rig_.bones) p.names.push_back(b.name);
