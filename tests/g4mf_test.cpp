@@ -1421,3 +1421,26 @@ TEST(G4mfHostile, DeepNestingAndGarbage) {
 
 }  // namespace
 }  // namespace rigfit
+
+namespace rigfit {
+namespace {
+
+// A file that is neither container is named by its first bytes, not parsed as JSON text.
+TEST(G4mfMagic, WrongMagicIsNamed) {
+  const std::string bad_magic = std::string("G4MX\0\0\0\0", 8) + std::string(56, '\0');
+  const std::vector<G4mfIssue> issues = validateG4mf(bad_magic, "x.g4b");
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].path, "header/magic");
+  EXPECT_EQ(issues[0].message, "not a G4MF file: it starts with \"G4MX\" (a binary file starts with the magic \"G4MF\", a text file with '{')");
+  const std::vector<G4mfIssue> binary = validateG4mf(std::string("\x00\x01\"\\rest", 7), "y.g4b");
+  ASSERT_EQ(binary.size(), 1u);
+  EXPECT_NE(binary[0].message.find("starts with \"\\x00\\x01\\x22\\x5C\""), std::string::npos) << binary[0].message;
+  auto read = readG4mf(std::string_view("glTF\x02\0\0\0", 8), "z.g4b");
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().message.find("not a G4MF file: it starts with \"glTF\""), std::string::npos) << read.error().message;
+  // Text with leading whitespace or a BOM is still text.
+  EXPECT_NE(validateG4mf(std::string_view("\xEF\xBB\xBF  {}"), "t.g4tf")[0].path, "header/magic");
+}
+
+}  // namespace
+}  // namespace rigfit

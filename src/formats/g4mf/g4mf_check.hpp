@@ -253,6 +253,7 @@ class Checker {
  private:
   // The container and buffer bytes (g4mf_container.cpp).
   bool container(std::string_view& text);
+  bool looksLikeText(std::string_view text);
   void chunkEncoding(const Chunk& c, const std::string& where);
   void bufferData(const std::string& p, const Json* chunk, const Json* uri, const std::string& encoding, Buffer& out);
 

@@ -1,7 +1,9 @@
 // The G4MF checks of the whole document in one pass (Checker::run), the document-level rules of
 // docs/g4mf-rules.md (asset, names, top-level arrays, buffers, buffer views, accessors), the
 // helpers every rule uses, and the issues report.
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "formats/g4mf/g4mf_check.hpp"
 #include "rigfit/number_format.hpp"
@@ -79,6 +81,24 @@ const ComponentType* findComponentType(std::string_view name) {
 // ---------------------------------------------------------------------------------------------
 // Checker: the pass
 
+// Neither container: a binary file starts with the magic "G4MF", a text one (after an optional
+// BOM and whitespace) with '{'. Anything else is named by its first bytes, not parsed as JSON.
+bool Checker::looksLikeText(std::string_view text) {
+  std::size_t i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+  if (i == text.size() || text[i] == '{') return true;
+  std::string found;
+  for (std::size_t k = 0; k < std::min<std::size_t>(4, text.size()); ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02X", c);
+    found += c >= 0x20 && c < 0x7F && c != '"' && c != '\\' ? std::string(1, static_cast<char>(c)) : std::string(hex);
+  }
+  r_.error("header/magic", "not a G4MF file: it starts with \"" + found +
+                                "\" (a binary file starts with the magic \"G4MF\", a text file with '{')");
+  return false;
+}
+
 bool Checker::run() {
   std::string_view text;
   if (bytes_.size() >= 4 && std::memcmp(bytes_.data(), "G4MF", 4) == 0) {
@@ -86,6 +106,7 @@ bool Checker::run() {
     if (!container(text)) return false;
   } else {
     text = std::string_view(reinterpret_cast<const char*>(bytes_.data()), bytes_.size());
+    if (!looksLikeText(text)) return false;
   }
   if (!checkText(text, r_)) return false;
   const std::string_view parse_text = text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF" ? text.substr(3) : text;
