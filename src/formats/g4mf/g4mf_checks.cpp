@@ -82,11 +82,12 @@ const ComponentType* findComponentType(std::string_view name) {
 // Checker: the pass
 
 // Neither container: a binary file starts with the magic "G4MF", a text one (after an optional
-// BOM and whitespace) with '{'. Anything else is named by its first bytes, not parsed as JSON.
+// BOM and whitespace) with a JSON value ('{' for a document). Bytes that cannot start JSON are
+// named, not parsed as JSON.
 bool Checker::looksLikeText(std::string_view text) {
   std::size_t i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
-  if (i == text.size() || text[i] == '{') return true;
+  if (i == text.size() || std::string_view("{[\"-0123456789tfn").find(text[i]) != std::string_view::npos) return true;
   std::string found;
   for (std::size_t k = 0; k < std::min<std::size_t>(4, text.size()); ++k) {
     const auto c = static_cast<unsigned char>(text[k]);
