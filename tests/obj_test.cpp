@@ -40,7 +40,11 @@ TEST(Obj, ErrorsNameTheLine) {
   EXPECT_EQ(bad_face.error().message, "f.obj: line 2: a face needs at least 3 corners");
   auto missing_vertex = parseObj("v 1 2 3\nf 1 2 9\n", "m.obj");
   ASSERT_FALSE(missing_vertex.ok());
-  EXPECT_NE(missing_vertex.error().message.find("refers to vertex 2 but the file has 1 vertices"), std::string::npos);
+  EXPECT_EQ(missing_vertex.error().message, "m.obj: line 2: face corner 2 refers to vertex 2 but the file has 1 vertices");
+  // The line and the corner within its face, also after other faces and comments.
+  auto later = parseObj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n# note\n  f 3 2 1 9\n", "l.obj");
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(later.error().message, "l.obj: line 6: face corner 4 refers to vertex 9 but the file has 3 vertices");
   auto truncated = parseObj("v 1 2 3\nv 1 2", "t.obj");
   ASSERT_FALSE(truncated.ok());
   EXPECT_EQ(truncated.error().message, "t.obj: line 2: expected a number, found \"\"");

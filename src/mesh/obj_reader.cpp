@@ -256,15 +256,34 @@ class ObjParser {
     // Faces may refer to vertices defined after them; check once at the end.
     const auto nv = static_cast<std::uint32_t>(mesh_.vertexCount());
     for (std::size_t k = 0; k < mesh_.corner_vertices.size(); ++k) {
-      if (mesh_.corner_vertices[k] >= nv)
-        return makeError(ErrorCode::kRange, std::string(label_) + ": face corner " + std::to_string(k) +
-                                                " refers to vertex " + std::to_string(mesh_.corner_vertices[k] + 1) +
-                                                " but the file has " + std::to_string(nv) + " vertices");
+      if (mesh_.corner_vertices[k] < nv) continue;
+      const auto face = static_cast<std::size_t>(std::upper_bound(mesh_.face_offsets.begin(), mesh_.face_offsets.end(), k) -
+                                                 mesh_.face_offsets.begin()) - 1;
+      return makeError(ErrorCode::kRange, std::string(label_) + ": line " + std::to_string(faceLine(face)) + ": face corner " +
+                                              std::to_string(k - mesh_.face_offsets[face] + 1) + " refers to vertex " +
+                                              std::to_string(mesh_.corner_vertices[k] + 1) + " but the file has " +
+                                              std::to_string(nv) + " vertices");
     }
     return std::move(mesh_);
   }
 
  private:
+  // The line number of face `face` (0-based), found again on this error path only: each `f` line
+  // holds one face.
+  std::size_t faceLine(std::size_t face) const {
+    std::size_t line = 0, faces = 0;
+    for (const char* p = t_.data(); p < end_;) {
+      const char* eol = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end_ - p)));
+      if (!eol) eol = end_;
+      ++line;
+      const char* q = p;
+      while (q < eol && (*q == ' ' || *q == '\t')) ++q;
+      if (eol - q >= 2 && q[0] == 'f' && (q[1] == ' ' || q[1] == '\t') && faces++ == face) return line;
+      p = eol + 1;
+    }
+    return line;
+  }
+
   // The fast path reads whole lines of the forms MakeHuman writes ("v X Y Z", "vt U V",
   // "f A/B C/D ..." with up to kFastCorners corners, single spaces, plain decimals, positive
   // indices) where at least kFastSlack bytes remain, so no read can pass the end of the text.
