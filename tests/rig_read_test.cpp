@@ -118,6 +118,13 @@ TEST(RigRead, Errors) {
       {"[1, 2]", "r.json: $: expected an object, found an array"},
       {"{}", "r.json: $: no bones (a rig needs at least one)"},
       {"{\"bones\": {}, \"version\": 110}", "r.json: bones: no bones (a rig needs at least one)"},
+      // A v110 bone in a collection the header does not list (MPFB fails on it).
+      {R"({"version": 110, "collections": ["Torso"], "bones": {"root": {
+         "head": {"strategy": "CUBE", "cube_name": "joint-ground", "default_position": [0, 0, 0]},
+         "tail": {"strategy": "VERTEX", "vertex_index": 3, "default_position": [0, 0, 1]},
+         "roll": 0, "parent": "", "use_connect": false, "use_local_location": true,
+         "use_inherit_rotation": true, "inherit_scale": "FULL", "rigify": {}, "collections": ["Torso", "Arms"]}}})",
+       "r.json: bones.root.collections[1]: collection \"Arms\" is not among the rig's collections (MPFB could not build the armature)"},
   };
   for (const auto& c : cases) {
     auto rig = parseRig(c.text, "r.json");

@@ -2,6 +2,8 @@
 #include <array>
 #include <cmath>
 #include <iterator>
+#include <string_view>
+#include <unordered_set>
 
 #include "core/json_read.hpp"
 #include "rigfit/rig.hpp"
@@ -134,10 +136,23 @@ class RigReader {
       b.json = std::move(entry);
       rig.bones.push_back(std::move(b));
     }
+    if (rig.header.contains("collections")) RIGFIT_TRY(checkCollections(rig));
     return rig;
   }
 
  private:
+  // A bone's collections must be among the header's: MPFB assigns bones to the collections it
+  // created from the header, and fails on any other name when it builds the armature.
+  Status checkCollections(const RigDefinition& rig) const {
+    const std::unordered_set<std::string_view> known(rig.collections.begin(), rig.collections.end());
+    for (const BoneDef& b : rig.bones)
+      for (std::size_t k = 0; k < b.collections.size(); ++k)
+        if (!known.count(b.collections[k]))
+          return fail(jsonPathIndex(jsonPathKey("bones", b.name) + ".collections", k),
+                      "collection \"" + b.collections[k] + "\" is not among the rig's collections (MPFB could not build the armature)");
+    return {};
+  }
+
   // The upgrade reads layers and rigify parameters; reject shapes it cannot read.
   Status checkUpgradeInputs(const Json& doc) const {
     for (const auto& [name, bone] : doc.find("bones")->members()) {
