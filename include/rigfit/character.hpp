@@ -126,9 +126,6 @@ struct Character {
   FitResult fit;
   bool has_skin = false;
   std::string weights_label;
-  /// The body's weights file as parsed (shared with a WeightsCache in batch): assets interpolate
-  /// their weights from its groups. Null without weights.
-  std::shared_ptr<const WeightsFile> weights_file;
   /// What the weights file says of itself: its "name", "license" and "copyright" (those that are
   /// strings), kept so an export can record where its weights came from and under which licence.
   Json weights_statements = Json::object();

@@ -296,7 +296,6 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     file = std::make_shared<const WeightsFile>(std::move(*parsed));
   }
   c.weights_statements = weightsStatements(*file);
-  c.weights_file = file;
   if (!c.has_skin) {
     auto skin = bindWeights(*file, c.fit.skeleton, c.rig, n, &c.binding);
     if (!skin) return skin.error();
