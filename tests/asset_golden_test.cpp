@@ -478,6 +478,90 @@ TEST(AssetGolden, WeightsMatchMpfb) {
   }
 }
 
+// The ponytail's sub-rig, worn: fitted on the fitted hair and the body's joint cubes as MPFB fits it
+// (bone heads and tails within 1e-6 m of MPFB's), its root put under the game_engine rig's `head`
+// (its CHILD_OF's JOINTS reference joint-head -> joint-head-2), and the hair's skin mixing the
+// sub-rig's deformation over the main rig's by mhmask-subrig.
+TEST(AssetGolden, PonytailSubrigFitsAndJoinsAsMpfb) {
+  REQUIRE_GOLDEN_DATA();
+  for (const BodyCase& bc : kGameEngineCases) {
+    const Json* g = golden(bc.golden);
+    ASSERT_TRUE(g) << bc.golden;
+    const Json& gp = *g->find("assets")->find("ponytail01");
+    const Json* gsub = gp.find("subrig");
+    ASSERT_TRUE(gsub) << bc.golden;
+    EXPECT_TRUE(gsub->find("matrix_world_is_identity")->asBool());
+
+    const DataSource data = DataSource::folder(test::sharedData());
+    CharacterOptions options;
+    options.rig = bc.rig;
+    if (bc.macro) {
+      auto m = parseMacroSettings(bc.macro);
+      ASSERT_TRUE(m.ok());
+      options.shape.use_macros = true;
+      options.shape.macros = *m;
+    }
+    options.shape.ground = bc.ground;
+    auto worn = loadWornAsset(assetsDir() + "/" + gp.find("file")->asString(), bc.rig);
+    ASSERT_TRUE(worn.ok()) << worn.error().message;
+    options.assets.push_back(std::make_shared<const WornAsset>(std::move(*worn)));
+    auto c = loadCharacter(data, options);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    const Skeleton& s = c->fit.skeleton;
+    const Character* plain = character(bc);
+    ASSERT_TRUE(plain);
+    const std::size_t first = plain->fit.skeleton.size();
+    ASSERT_EQ(s.size(), first + 6) << bc.golden;
+    ASSERT_EQ(s.subrig_of.size(), s.size());
+    double worst = 0.0;
+    for (const Json& gb : gsub->find("bones")->items()) {
+      const std::string name = gb.find("name")->asString();
+      const int b = s.find(name);
+      ASSERT_GE(b, static_cast<int>(first)) << bc.golden << " " << name;
+      EXPECT_EQ(s.subrig_of[static_cast<std::size_t>(b)], "ponytail01");
+      for (int k = 0; k < 3; ++k) {
+        worst = std::max(worst, std::abs(s.heads[static_cast<std::size_t>(b)][k] - gb.find("head")->items()[static_cast<std::size_t>(k)].asDouble()));
+        worst = std::max(worst, std::abs(s.tails[static_cast<std::size_t>(b)][k] - gb.find("tail")->items()[static_cast<std::size_t>(k)].asDouble()));
+      }
+      const Json* gparent = gb.find("parent");
+      const int parent = s.parents[static_cast<std::size_t>(b)];
+      if (gparent->isNull())
+        EXPECT_EQ(parent >= 0 ? s.names[static_cast<std::size_t>(parent)] : "", "head") << bc.golden << ": the CHILD_OF target";
+      else
+        EXPECT_EQ(parent >= 0 ? s.names[static_cast<std::size_t>(parent)] : "", gparent->asString()) << bc.golden << " " << name;
+    }
+    EXPECT_LE(worst, kPositionTolerance) << bc.golden;
+    std::printf("[asset golden] %-20s ponytail01 sub-rig heads and tails max |d| %.3g m\n", bc.golden, worst);
+    // The root's rest matrix is unchanged by its new parent; its local rest data compose back to it.
+    const std::size_t root = static_cast<std::size_t>(s.find("root"));
+    const std::size_t head = static_cast<std::size_t>(s.parents[root]);
+    Eigen::Matrix4d local = Eigen::Matrix4d::Identity();
+    local.topLeftCorner<3, 3>() = s.local_rotation[root];
+    local.topRightCorner<3, 1>() = s.local_head[root] + Eigen::Vector3d(0, s.local_length[head], 0);
+    EXPECT_LE((s.rest[head] * local - s.rest[root]).cwiseAbs().maxCoeff(), 1e-12);
+
+    // The hair's skin: main-rig weights scaled by 1 - m, sub-rig weights by m, each part summing
+    // to its share (mhmask-subrig m).
+    const CharacterMesh& hair = c->meshes.back();
+    ASSERT_EQ(hair.name, "ponytail01");
+    const Skin& skin = hair.skin;
+    EXPECT_EQ(skin.bone_count, s.size());
+    const auto mask = std::find(skin.mask_names.begin(), skin.mask_names.end(), "mhmask-subrig");
+    ASSERT_NE(mask, skin.mask_names.end());
+    const std::vector<float>& m = skin.masks[static_cast<std::size_t>(mask - skin.mask_names.begin())];
+    std::size_t mixed = 0;
+    for (std::size_t v = 0; v < skin.vertex_count; ++v) {
+      double main_part = 0.0, sub_part = 0.0;
+      for (std::uint32_t k = skin.offsets[v]; k < skin.offsets[v + 1]; ++k)
+        (skin.bones[k] >= first ? sub_part : main_part) += skin.weights[k];
+      EXPECT_NEAR(sub_part, m[v], 1e-6) << bc.golden << " vertex " << v;
+      EXPECT_NEAR(main_part, 1.0 - m[v], 1e-6) << bc.golden << " vertex " << v;
+      mixed += m[v] > 0.0f && m[v] < 1.0f;
+    }
+    EXPECT_GT(mixed, 500u);
+  }
+}
+
 // shoes01.mhw names the default rig's bones: on default it replaces every group (the body has no
 // bone groups here, so nothing interpolated is left), memberships of weight 0 included.
 TEST(AssetGolden, DefaultRigShoesTakeTheirCustomWeights) {

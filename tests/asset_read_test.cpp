@@ -267,6 +267,10 @@ TEST(AssetMaterialRead, MissingTexturesAreWarningsNamingThem) {
 }
 
 
+// The keys every rig bone must have besides its ends, roll and parent.
+constexpr const char* kBoneFlags =
+    R"("use_connect": false, "use_local_location": true, "use_inherit_rotation": true, "inherit_scale": "FULL", "rigify": {}}}})";
+
 TEST(AssetLoad, ObjMismatchMissingMaterialAndErrorsNameTheFiles) {
   const auto dir = std::filesystem::temp_directory_path() / ("rigfit_asset_load_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -274,7 +278,9 @@ TEST(AssetLoad, ObjMismatchMissingMaterialAndErrorsNameTheFiles) {
   std::ofstream(dir / "tri.obj") << obj;
   std::ofstream(dir / "a.mhclo") << "name a\nobj_file tri.obj\nmaterial none.mhmat\nverts 0\n1\n2\n3\n";
   std::ofstream(dir / "a.force.mhw") << R"({"weights": {"x": [[2, 0.5]]}})";
-  std::ofstream(dir / "a.mpfbskel") << "{}";
+  std::ofstream(dir / "a.mpfbskel")
+      << R"({"is_subrig": true, "version": 110, "bones": {"b": {"head": {"strategy": "VERTEX", "vertex_index": 0}, )"
+         R"("tail": {"strategy": "VERTEX", "vertex_index": 1}, "parent": "", "roll": 0, )" << kBoneFlags;
   auto a = loadAsset((dir / "a.mhclo").string(), {});
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_EQ(a->mesh.vertexCount(), 3u);
@@ -285,6 +291,21 @@ TEST(AssetLoad, ObjMismatchMissingMaterialAndErrorsNameTheFiles) {
   ASSERT_EQ(a->custom_weights.size(), 1u);
   EXPECT_TRUE(a->custom_weights[0].all_groups);
   EXPECT_EQ(a->subrig_path, (dir / "a.mpfbskel").string());
+  ASSERT_TRUE(a->subrig);
+  EXPECT_TRUE(a->subrig->is_subrig);
+  ASSERT_EQ(a->subrig->bones.size(), 1u);
+
+  // A sub-rig file must say it is one; a broken one names its JSON path.
+  std::ofstream(dir / "s.mhclo") << "obj_file tri.obj\nverts 0\n1\n2\n3\n";
+  std::ofstream(dir / "s.mpfbskel") << R"({"version": 110, "bones": {"b": {"head": {"strategy": "VERTEX", "vertex_index": 0}, )"
+                                       R"("tail": {"strategy": "VERTEX", "vertex_index": 1}, "parent": "", "roll": 0, )" << kBoneFlags;
+  auto s = loadAsset((dir / "s.mhclo").string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, (dir / "s.mpfbskel").string() + ": is_subrig: not set; a sub-rig beside an asset must say it is one");
+  std::ofstream(dir / "s.mpfbskel") << R"({"is_subrig": true, "version": 110, "bones": {"b": {"parent": 3}}})";
+  s = loadAsset((dir / "s.mhclo").string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message.rfind((dir / "s.mpfbskel").string() + ": bones.b", 0), 0u) << s.error().message;
 
   std::ofstream(dir / "b.mhclo") << "obj_file tri.obj\nverts 0\n1\n2\n";
   auto b = loadAsset((dir / "b.mhclo").string());

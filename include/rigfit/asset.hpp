@@ -147,7 +147,8 @@ struct Asset {
   std::string material_path;             ///< resolved; empty when the file names none
   std::optional<AssetMaterial> material;  ///< absent when none is named or it is missing (warning)
   std::vector<AssetCustomWeights> custom_weights;  ///< existing sidecars, read, in MPFB's order
-  std::string subrig_path;                ///< stem + ".mpfbskel" when it exists (not read here)
+  std::string subrig_path;                ///< stem + ".mpfbskel" when it exists
+  std::optional<RigDefinition> subrig;    ///< that sub-rig, read (upgraded to v110)
   std::vector<std::string> warnings;      ///< missing material or textures, unknown material keys
 };
 
@@ -167,7 +168,8 @@ std::vector<std::pair<std::string, bool>> customWeightsPaths(const std::string& 
 /// Loads an asset: the .mhclo/.proxy, its OBJ (error kMismatch naming both files if its vertex
 /// count differs from the binding count), its material (a missing .mhmat or texture is a warning),
 /// its custom weights sidecars (read with the weights reader, indices bounded by the asset's
-/// vertex count) and whether a sub-rig sidecar exists. Errors name the file and line.
+/// vertex count) and its sub-rig sidecar (which must have `is_subrig: true`). Errors name the file
+/// and line (JSON path for the sub-rig).
 [[nodiscard]] Expected<Asset> loadAsset(const std::string& path, const AssetLoadOptions& options = {});
 
 /// §2 per-axis size factors: with `x_scale`, sx = |body[xA].x - body[xB].x| / xref, sy from the

@@ -66,6 +66,10 @@ struct PreparedRig {
   std::vector<std::uint32_t> rank;      ///< rank[rig index] = position in `order`
   std::vector<FitWarning> warnings;     ///< fallbacks decided while preparing
   std::size_t vertex_count = 0;
+  /// A sub-rig (prepareSubrig): VERTEX / MEAN / XYZ ends index the asset's `vertex_count`
+  /// vertices, joint cubes the body's `cube_vertex_count`.
+  bool is_subrig = false;
+  std::size_t cube_vertex_count = 0;
   double relative_scale = 1.0;
   std::size_t fallback_count = 0;
 };
@@ -78,6 +82,15 @@ struct PreparedRig {
 [[nodiscard]] Expected<PreparedRig> prepareRig(const RigDefinition& rig, const VertexGroups& groups,
                                                std::size_t vertex_count, double mesh_scale_factor,
                                                const FitOptions& options = {});
+
+/// Resolves an asset's sub-rig (`is_subrig: true`, the `.mpfbskel` beside its `.mhclo`) as MPFB
+/// fits it (docs/mpfb-assets.md §5): VERTEX / MEAN / XYZ ends on the fitted asset's
+/// `asset_vertex_count` vertices, CUBE ends on the body's joint cubes (`body_groups` over
+/// `body_vertex_count` vertices), offsets scaled by the body's scale over the file's. A rig that is
+/// not a sub-rig is an error. Fit it with fitSubrig.
+[[nodiscard]] Expected<PreparedRig> prepareSubrig(const RigDefinition& subrig, std::size_t asset_vertex_count,
+                                                  const VertexGroups& body_groups, std::size_t body_vertex_count,
+                                                  double body_scale_factor, const FitOptions& options = {});
 
 /// The result of a fit: the skeleton plus what MPFB would have done silently.
 struct FitResult {
@@ -102,13 +115,19 @@ std::optional<Skeleton> skeletonTopology(const RigDefinition& rig);
 /// Reuses `out`'s storage, so refitting the same rig allocates nothing.
 Status fitSkeleton(const PreparedRig& prepared, std::span<const float> positions, FitResult& out);
 
+/// Fits a prepared sub-rig: `asset_positions` (the fitted asset, rig frame) for its vertex ends,
+/// `body_positions` (the shaped body with its helpers) for its joint cubes.
+Status fitSubrig(const PreparedRig& prepared, std::span<const float> asset_positions, std::span<const float> body_positions,
+                 FitResult& out);
+
 /// Convenience: prepare + fit in one call.
 [[nodiscard]] Expected<FitResult> fitRig(const RigDefinition& rig, const Mesh& mesh, const VertexGroups& groups,
                                          const FitOptions& options = {});
 
 /// The rigfit skeleton JSON (format "rigfit-skeleton/1"): name, parent, head, tail, roll, length and
 /// the 4x4 rest matrix (rows, column vectors) per bone, parents first, full double precision.
-/// With `pose` (one armature-space pose matrix per bone), each bone also gets "pose_matrix".
+/// With `pose` (one armature-space pose matrix per bone), each bone also gets "pose_matrix"; a
+/// bone of a worn asset's sub-rig gets "subrig": the asset's name.
 Json skeletonToJson(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose = {});
 std::string writeSkeletonJson(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose = {});
 

@@ -40,6 +40,10 @@ struct Skeleton {
   std::vector<std::uint8_t> local_location;     ///< use_local_location
   std::vector<RotationMode> rotation_mode;      ///< the rig's rotation_mode (MPFB forces XYZ for standard rigs)
 
+  /// Per bone, the worn asset whose sub-rig it comes from ("" for the main rig's bones); empty when
+  /// no sub-rig is joined. A sub-rig bone's `source` indexes that sub-rig's bones.
+  std::vector<std::string> subrig_of;
+
   std::size_t size() const { return names.size(); }
   /// Index of a bone by name, or -1.
   int find(std::string_view name) const;

@@ -77,7 +77,14 @@ Expected<Asset> loadAsset(const std::string& path, const AssetLoadOptions& optio
     if (!weights) return weights.error();
     asset.custom_weights.push_back({weights_path, all, std::move(*weights)});
   }
-  if (isFile(asset.stem + ".mpfbskel")) asset.subrig_path = asset.stem + ".mpfbskel";
+  if (isFile(asset.stem + ".mpfbskel")) {
+    asset.subrig_path = asset.stem + ".mpfbskel";
+    auto subrig = readRig(asset.subrig_path);
+    if (!subrig) return subrig.error();
+    if (!subrig->is_subrig)
+      return makeError(ErrorCode::kSchema, asset.subrig_path + ": is_subrig: not set; a sub-rig beside an asset must say it is one");
+    asset.subrig = std::move(*subrig);
+  }
   return asset;
 }
 

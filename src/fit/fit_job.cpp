@@ -209,7 +209,10 @@ int Skeleton::find(std::string_view name) const {
   return -1;
 }
 
-Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitResult& out) {
+namespace {
+
+// The fit proper: VERTEX / MEAN / XYZ ends on `positions`, joint cubes on `cube_positions`.
+Status fitOn(const PreparedRig& p, std::span<const float> positions, std::span<const float> cube_positions, FitResult& out) {
   if (positions.size() != 3 * p.vertex_count)
     return makeError(ErrorCode::kMismatch, "fit: the mesh has " + std::to_string(positions.size() / 3) +
                                                " vertices but the rig was prepared for " + std::to_string(p.vertex_count));
@@ -222,7 +225,7 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
   std::vector<Eigen::Vector3d>& centres = out.scratch.centres;
   fit(centres, p.cube_names.size());
   const float* pos = positions.data();
-  cubeCentres(p, pos, centres.data());
+  cubeCentres(p, cube_positions.data(), centres.data());
 
   placeEnds(p, pos, centres.data(), s, out.roll_reference_z);
   applyRollStrategies(p, s, out.roll_reference_z);
@@ -242,6 +245,22 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
   copyBoneSettings(p, s);
   restFrames(p, s, out.scratch);
   return {};
+}
+
+}  // namespace
+
+Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitResult& out) {
+  if (p.is_subrig) return makeError(ErrorCode::kUsage, "fit: a prepared sub-rig is fitted with fitSubrig (asset and body positions)");
+  return fitOn(p, positions, positions, out);
+}
+
+Status fitSubrig(const PreparedRig& p, std::span<const float> asset_positions, std::span<const float> body_positions,
+                 FitResult& out) {
+  if (!p.is_subrig) return makeError(ErrorCode::kUsage, "fit: fitSubrig needs a rig prepared with prepareSubrig");
+  if (body_positions.size() != 3 * p.cube_vertex_count)
+    return makeError(ErrorCode::kMismatch, "fit: the body has " + std::to_string(body_positions.size() / 3) +
+                                               " vertices but the sub-rig was prepared for " + std::to_string(p.cube_vertex_count));
+  return fitOn(p, asset_positions, body_positions, out);
 }
 
 Expected<FitResult> fitRig(const RigDefinition& rig, const Mesh& mesh, const VertexGroups& groups, const FitOptions& options) {

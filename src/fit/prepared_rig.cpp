@@ -10,14 +10,21 @@ namespace {
 
 class Preparer {
  public:
-  Preparer(const RigDefinition& rig, const VertexGroups& groups, std::size_t n, double mesh_scale, const FitOptions& o)
-      : rig_(rig), groups_(groups), n_(n), mesh_scale_(mesh_scale), o_(o) {}
+  // `n` vertices for VERTEX / MEAN / XYZ ends; joint cubes from `groups` over `cube_n` vertices
+  // (a sub-rig's cubes are the body's, its vertices the asset's).
+  Preparer(const RigDefinition& rig, const VertexGroups& groups, std::size_t n, std::size_t cube_n, double mesh_scale,
+           const FitOptions& o)
+      : rig_(rig), groups_(groups), n_(n), cube_n_(cube_n), mesh_scale_(mesh_scale), o_(o) {}
 
-  Expected<PreparedRig> run() {
+  Expected<PreparedRig> run(bool subrig) {
     PreparedRig p;
     p.vertex_count = n_;
-    if (rig_.is_subrig)
+    p.is_subrig = subrig;
+    if (subrig) p.cube_vertex_count = cube_n_;
+    if (rig_.is_subrig && !subrig)
       return makeError(ErrorCode::kUnsupported, rig_.label + ": is_subrig: a sub-rig is fitted to clothes with its parent rig; fit the parent rig instead");
+    if (!rig_.is_subrig && subrig)
+      return makeError(ErrorCode::kSchema, rig_.label + ": is_subrig: not set; an asset's sub-rig file must say it is one");
     p.relative_scale = rig_.scale_factor ? mesh_scale_ / *rig_.scale_factor : 1.0;
     const std::size_t nb = rig_.bones.size();
     detail::BoneLinks links = detail::linkBones(rig_);
@@ -165,6 +172,7 @@ class Preparer {
   const RigDefinition& rig_;
   const VertexGroups& groups_;
   std::size_t n_;
+  std::size_t cube_n_;
   double mesh_scale_;
   const FitOptions& o_;
   std::vector<std::uint32_t> cubes_;  // group index per cube slot
@@ -174,7 +182,12 @@ class Preparer {
 
 Expected<PreparedRig> prepareRig(const RigDefinition& rig, const VertexGroups& groups, std::size_t vertex_count,
                                  double mesh_scale_factor, const FitOptions& options) {
-  return Preparer(rig, groups, vertex_count, mesh_scale_factor, options).run();
+  return Preparer(rig, groups, vertex_count, vertex_count, mesh_scale_factor, options).run(false);
+}
+
+Expected<PreparedRig> prepareSubrig(const RigDefinition& subrig, std::size_t asset_vertex_count, const VertexGroups& body_groups,
+                                    std::size_t body_vertex_count, double body_scale_factor, const FitOptions& options) {
+  return Preparer(subrig, body_groups, asset_vertex_count, body_vertex_count, body_scale_factor, options).run(true);
 }
 
 }  // namespace rigfit

@@ -34,6 +34,7 @@ Json skeletonToJson(const Skeleton& s, std::span<const Eigen::Matrix4d> pose) {
     b.set("length", s.lengths[i]);
     b.set("matrix", matrixJson(s.rest[i]));
     if (pose.size() == s.size()) b.set("pose_matrix", matrixJson(pose[i]));
+    if (i < s.subrig_of.size() && !s.subrig_of[i].empty()) b.set("subrig", s.subrig_of[i]);
     bones.push(std::move(b));
   }
   doc.set("bones", std::move(bones));

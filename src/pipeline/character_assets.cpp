@@ -111,9 +111,26 @@ namespace detail {
 
 namespace {
 
+// The names and parents (all bindWeights reads) of a skeleton for mapping an asset's weight groups:
+// the main rig's bones, then the sub-rig's under their own names (MPFB loads asset weights against
+// both armatures).
+Skeleton mappingSkeleton(const Skeleton& main, const SubrigJoin& join) {
+  Skeleton s;
+  s.names = main.names;
+  s.parents = main.parents;
+  const Skeleton& sub = join.fit.skeleton;
+  for (std::size_t b = 0; b < sub.size(); ++b) {
+    s.names.push_back(sub.names[b]);
+    s.parents.push_back(sub.parents[b] == kNoParent ? kNoParent : static_cast<int>(main.size()) + sub.parents[b]);
+  }
+  return s;
+}
+
 // An asset's skin on the character's skeleton: interpolated from the body's skin (§4.1), then its
-// custom weights files replace the groups they list (§4.2). Without a body skin, no influences.
-Expected<Skin> assetSkin(const Character& c, const Asset& asset, std::size_t n) {
+// custom weights files replace the groups they list (§4.2); with a sub-rig, its deformation mixed
+// in by mhmask-subrig (§4.3). `main` is the main rig's skeleton. Without a body skin, no influences.
+Expected<Skin> assetSkin(const Character& c, const Skeleton& main, const Asset& asset, std::size_t n, const SubrigJoin* join,
+                         std::vector<std::string>& warnings) {
   if (!c.has_skin) {
     Skin none;
     none.vertex_count = n;
@@ -121,11 +138,44 @@ Expected<Skin> assetSkin(const Character& c, const Asset& asset, std::size_t n) 
     none.offsets.assign(n + 1, 0);
     return none;
   }
-  auto weights = interpolateAssetWeights(c.body().skin, c.fit.skeleton.names, asset.file.bindings, asset.path);
+  auto weights = interpolateAssetWeights(c.body().skin, main.names, asset.file.bindings, asset.path);
   if (!weights) return weights.error();
+  std::optional<Skeleton> mapping;
+  if (join && !asset.custom_weights.empty()) mapping = mappingSkeleton(main, *join);
   for (const AssetCustomWeights& custom : asset.custom_weights)
-    RIGFIT_TRY(applyCustomWeights(*weights, custom.weights, custom.all_groups, c.fit.skeleton, c.rig, n));
-  return bindWeights(*weights, c.fit.skeleton, c.rig, n);
+    RIGFIT_TRY(applyCustomWeights(*weights, custom.weights, custom.all_groups, mapping ? *mapping : main, c.rig, n));
+  auto skin = bindWeights(*weights, main, c.rig, n);
+  if (!skin) return skin.error();
+  skin->bone_count = c.fit.skeleton.size();
+  if (!join) return skin;
+  auto sub = bindWeights(*weights, join->fit.skeleton, *asset.subrig, n);
+  if (!sub) return sub.error();
+  std::size_t fixed = 0;
+  Skin out = blendSubrigSkin(*skin, *sub, *join, c.fit.skeleton.size(), &fixed);
+  if (fixed)
+    warnings.push_back(asset.path + ": " + std::to_string(fixed) +
+                       " vertices have a share of the main rig or sub-rig with no bone weights, which Blender leaves in place; "
+                       "their other weights take it");
+  return out;
+}
+
+// Fits every worn asset's sub-rig and joins it to the skeleton (before any asset is weighted).
+Expected<std::vector<SubrigJoin>> joinSubrigs(Character& c, const std::vector<CharacterMesh>& assets) {
+  std::vector<SubrigJoin> joins(assets.size());
+  std::optional<PositionInfo> body_info;
+  for (std::size_t a = 0; a < assets.size(); ++a) {
+    if (!assets[a].asset->asset.subrig) continue;
+    const Mesh& body = c.body().mesh;
+    if (!body_info) {
+      auto info = makePositionInfo(body.positions, c.body().groups, body.scale_factor);
+      if (!info) return info.error();
+      body_info = std::move(*info);
+    }
+    auto join = joinSubrig(c, assets[a], body, *body_info);
+    if (!join) return join.error();
+    joins[a] = std::move(*join);
+  }
+  return joins;
 }
 
 }  // namespace
@@ -134,14 +184,25 @@ Status wearAssets(Character& c, const CharacterOptions& options) {
   if (options.assets.empty() && !options.proxy) return {};
   auto dressed = dressBody(c.body().mesh, options.assets, options.proxy);
   if (!dressed) return dressed.error();
+  // Sub-rigs join the skeleton first: an asset's weights may name their bones.
+  std::optional<Skeleton> main_copy;
+  for (const auto& a : options.assets)
+    if (a->asset.subrig && !main_copy) main_copy = c.fit.skeleton;
+  const Skeleton& main = main_copy ? *main_copy : c.fit.skeleton;
+  auto joins = joinSubrigs(c, dressed->assets);
+  if (!joins) return joins.error();
+  c.body().skin.bone_count = c.fit.skeleton.size();
   // Every skin comes from the base body's, so the proxy takes its place last.
-  for (CharacterMesh& m : dressed->assets) {
-    auto skin = assetSkin(c, m.asset->asset, m.mesh.vertexCount());
+  for (std::size_t a = 0; a < dressed->assets.size(); ++a) {
+    CharacterMesh& m = dressed->assets[a];
+    const SubrigJoin* join = m.asset->asset.subrig ? &(*joins)[a] : nullptr;
+    if (join) c.warnings.insert(c.warnings.end(), join->warnings.begin(), join->warnings.end());
+    auto skin = assetSkin(c, main, m.asset->asset, m.mesh.vertexCount(), join, c.warnings);
     if (!skin) return skin.error();
     m.skin = std::move(*skin);
   }
   if (dressed->proxy) {
-    auto skin = assetSkin(c, dressed->proxy->asset->asset, dressed->proxy->mesh.vertexCount());
+    auto skin = assetSkin(c, main, dressed->proxy->asset->asset, dressed->proxy->mesh.vertexCount(), nullptr, c.warnings);
     if (!skin) return skin.error();
     dressed->proxy->skin = std::move(*skin);
     c.body() = std::move(*dressed->proxy);

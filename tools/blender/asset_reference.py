@@ -534,11 +534,17 @@ def main():
     log("wrote", args.golden, os.path.getsize(args.golden), "bytes in %.1f s" % (time.time() - t0))
 
 
-try:
-    main()
-except SystemExit:
-    raise
-except Exception:
-    import traceback
-    traceback.print_exc()
-    sys.exit(1)
+def run(entry):
+    """Runs `entry`, printing a traceback and exiting 1 on any error (Blender would go on)."""
+    try:
+        entry()
+    except SystemExit:
+        raise
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    run(main)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates tests/golden/assets/: MPFB 2.0.4 itself (run in Blender 3.4) fits, masks and weights
+# Regenerates tests/golden/assets/ and tests/golden/subrig/: MPFB 2.0.4 itself (run in Blender 3.4) fits, masks and weights
 # the assets of ../shared/data/assets on three bodies; asset_reference.py records the result.
 # usage: tools/blender/make_asset_goldens.sh SCRATCH [GOLDEN_DIR]        (from the checkout root)
 #   SCRATCH  a folder outside the checkout. If SCRATCH/src/mpfb is missing, MPFB_GIT must name a git
@@ -50,3 +50,14 @@ for body in base default max; do
 done
 # shoes01.mhw names the default rig's bones: only on that rig do its custom weights apply.
 run base.default.shoes01.json --body base --rig default --asset shoes01
+
+# The ponytail's sub-rig (tests/golden/subrig): two main rigs, three bodies, posed in Blender.
+mkdir -p tests/golden/subrig
+for case in "base game_engine" "default game_engine" "base cmu_mb" "max cmu_mb"; do
+  set -- $case
+  BLENDER_USER_SCRIPTS=$SCRATCH/bl_user BLENDER_USER_RESOURCES=$SCRATCH/bl_res \
+    "$BLENDER" -b --factory-startup --python-exit-code 1 --python "$HERE/subrig_reference.py" -- \
+    --body "$1" --rig "$2" --golden "tests/golden/subrig/$1.$2.json" > "$SCRATCH/subrig.$1.$2.log" 2>&1 \
+    || { tail -30 "$SCRATCH/subrig.$1.$2.log"; exit 1; }
+  grep '^\[asset_reference\] wrote' "$SCRATCH/subrig.$1.$2.log"
+done

@@ -1,0 +1,171 @@
+// Sub-rigs of worn assets (docs/mpfb-assets.md §5): each fitted on its asset, its root put under
+// the main-rig bone its CHILD_OF constraint resolves to, its bones appended to the character's
+// skeleton; the asset's skin blends the sub-rig's deformation over the main rig's by
+// `mhmask-subrig`, as MPFB's modifier stack does.
+#include <algorithm>
+
+#include "pipeline/character_assets.hpp"
+#include "rigfit/subrig.hpp"
+
+namespace rigfit::detail {
+
+namespace {
+
+// A CHILD_OF that MPFB binds at rest with every channel, full influence, on a pose-space owner:
+// the owner then moves exactly as a child of its target, so the hierarchy can hold it.
+bool bakesAsParent(const Json& con) {
+  const Json* type = con.find("type");
+  if (!type || !type->isString() || type->asString() != "CHILD_OF") return false;
+  for (const char* key : {"use_location_x", "use_location_y", "use_location_z", "use_rotation_x", "use_rotation_y",
+                          "use_rotation_z", "use_scale_x", "use_scale_y", "use_scale_z"})
+    if (const Json* v = con.find(key); v && v->isBool() && !v->asBool()) return false;
+  if (const Json* v = con.find("influence"); v && v->isNumber() && v->asDouble() != 1.0) return false;
+  if (const Json* v = con.find("mute"); v && v->isBool() && v->asBool()) return false;
+  for (const char* key : {"owner_space", "target_space"})
+    if (const Json* v = con.find(key); v && v->isString() && v->asString() != "WORLD" && v->asString() != "POSE") return false;
+  return true;
+}
+
+std::string pathOf(const std::string& label, const std::string& bone, std::size_t k, const char* key) {
+  return label + ": " + jsonPathKey("bones", bone) + ".constraints[" + std::to_string(k) + "]" + key;
+}
+
+// The main-rig bone a constraint's target names: a JOINTS reference resolved on the parent rig
+// (the saved subtarget when no chain spans the joints), `strategy: null` the saved subtarget.
+Expected<int> parentTarget(const Json& con, const ParentRig& parent, const Skeleton& main, const Eigen::Vector3d& owner_head,
+                           const std::string& where) {
+  const Json* target = con.find("target");
+  const Json* sub = con.find("subtarget");
+  std::string name = sub && sub->isString() ? sub->asString() : std::string();
+  const Json* strategy = target->find("strategy");
+  std::string spans;  // why the joints gave no bone
+  if (strategy && strategy->isString()) {
+    if (strategy->asString() != "JOINTS") return makeError(ErrorCode::kSchema, where + ".target.strategy: \"" + strategy->asString() + "\" is not JOINTS");
+    const Json* a = target->find("joint_head");
+    const Json* b = target->find("joint_tail");
+    if (a && b && a->isString() && b->isString() && sub) {
+      if (auto bone = resolveJoints(parent, a->asString(), b->asString(), std::nullopt, owner_head)) return bone->bone;
+      spans = "no bone of the main rig spans " + a->asString() + " -> " + b->asString();
+    }
+  } else if (strategy && !strategy->isNull()) {
+    return makeError(ErrorCode::kSchema, where + ".target.strategy: expected \"JOINTS\" or null");
+  }
+  const int bone = main.find(name);
+  if (bone < 0)
+    return makeError(ErrorCode::kMismatch, spans.empty() ? where + ".subtarget: the main rig has no bone \"" + name + "\""
+                                                         : where + ".target: " + spans + ", and the main rig has no bone \"" +
+                                                               name + "\" (the subtarget)");
+  return bone;
+}
+
+}  // namespace
+
+Expected<SubrigJoin> joinSubrig(Character& c, const CharacterMesh& asset_mesh, const Mesh& body, const PositionInfo& body_info) {
+  const Asset& asset = asset_mesh.asset->asset;
+  const RigDefinition& def = *asset.subrig;
+  SubrigJoin join;
+  join.asset_name = asset_mesh.name;
+  join.first = c.fit.skeleton.size();
+  auto prepared = prepareSubrig(def, asset_mesh.mesh.vertexCount(), c.body().groups, body.vertexCount(), body.scale_factor);
+  if (!prepared) return prepared.error();
+  RIGFIT_TRY(fitSubrig(*prepared, asset_mesh.mesh.positions, body.positions, join.fit));
+  const Skeleton& sub = join.fit.skeleton;
+
+  // Roots whose CHILD_OF binds them to a main-rig bone hang under that bone.
+  const ParentRig parent = parentRigOf(c.fit.skeleton, c.rig, body_info);
+  std::vector<int> root_parent(sub.size(), kNoParent);
+  for (std::size_t b = 0; b < sub.size(); ++b) {
+    const BoneDef& bone = def.bones[sub.source[b]];
+    const Json* cons = bone.json.find("constraints");
+    for (std::size_t k = 0; cons && cons->isArray() && k < cons->items().size(); ++k) {
+      const Json& con = cons->items()[k];
+      const Json* target = con.find("target");
+      const std::string where = pathOf(def.label, bone.name, k, "");
+      if (sub.parents[b] == kNoParent && root_parent[b] == kNoParent && target && target->isObject() && bakesAsParent(con)) {
+        auto t = parentTarget(con, parent, c.fit.skeleton, sub.heads[b], where);
+        if (!t) return t.error();
+        root_parent[b] = *t;
+        continue;
+      }
+      const Json* type = con.find("type");
+      join.warnings.push_back(where + ": " + (type && type->isString() ? type->asString() : std::string("constraint")) +
+                              " of the sub-rig is not evaluated");
+    }
+  }
+
+  // Append the bones: names that clash with the skeleton's get the asset's name as a prefix.
+  Skeleton& s = c.fit.skeleton;
+  if (s.subrig_of.empty()) s.subrig_of.assign(s.size(), std::string());
+  for (std::size_t b = 0; b < sub.size(); ++b) {
+    std::string name = sub.names[b];
+    if (s.find(name) >= 0) name = join.asset_name + "." + name;
+    join.names.push_back(name);
+    s.names.push_back(std::move(name));
+    s.parents.push_back(sub.parents[b] == kNoParent ? root_parent[b] : static_cast<int>(join.first) + sub.parents[b]);
+    s.heads.push_back(sub.heads[b]);
+    s.tails.push_back(sub.tails[b]);
+    s.rolls.push_back(sub.rolls[b]);
+    s.lengths.push_back(sub.lengths[b]);
+    s.rest.push_back(sub.rest[b]);
+    s.source.push_back(sub.source[b]);
+    s.connected.push_back(sub.connected[b]);
+    s.local_rotation.push_back(sub.local_rotation[b]);
+    s.local_head.push_back(sub.local_head[b]);
+    s.local_length.push_back(sub.local_length[b]);
+    s.inherit_rotation.push_back(sub.inherit_rotation[b]);
+    s.inherit_scale.push_back(sub.inherit_scale[b]);
+    s.local_location.push_back(sub.local_location[b]);
+    s.rotation_mode.push_back(sub.rotation_mode[b]);
+    s.subrig_of.push_back(join.asset_name);
+  }
+  // A root put under a main bone is re-expressed relative to it (its rest matrix stays as fitted).
+  for (std::size_t b = 0; b < sub.size(); ++b) {
+    if (root_parent[b] == kNoParent) continue;
+    const std::size_t i = join.first + b;
+    const Eigen::Matrix4d& pr = s.rest[static_cast<std::size_t>(root_parent[b])];
+    const Eigen::Matrix3d pr3 = pr.topLeftCorner<3, 3>();
+    s.local_rotation[i] = pr3.transpose() * s.rest[i].topLeftCorner<3, 3>();
+    const Eigen::Vector3d parent_tail = pr.topRightCorner<3, 1>() + pr3.col(1) * s.local_length[static_cast<std::size_t>(root_parent[b])];
+    s.local_head[i] = pr3.transpose() * (s.rest[i].topRightCorner<3, 1>() - parent_tail);
+  }
+  return join;
+}
+
+Skin blendSubrigSkin(const Skin& main, const Skin& sub, const SubrigJoin& join, std::size_t bone_count, std::size_t* static_share) {
+  std::vector<float> none;
+  const std::vector<float>* mask = &none;
+  for (std::size_t k = 0; k < main.mask_names.size(); ++k)
+    if (main.mask_names[k] == "mhmask-subrig") mask = &main.masks[k];
+  Skin out;
+  out.vertex_count = main.vertex_count;
+  out.bone_count = bone_count;
+  out.mask_names = main.mask_names;
+  out.masks = main.masks;
+  out.offsets.assign(1, 0);
+  const auto total = [](const Skin& skin, std::size_t v) {
+    double t = 0.0;
+    for (std::uint32_t k = skin.offsets[v]; k < skin.offsets[v + 1]; ++k) t += skin.weights[k];
+    return t;
+  };
+  for (std::size_t v = 0; v < main.vertex_count; ++v) {
+    const double s = mask->empty() ? 0.0 : std::clamp(static_cast<double>((*mask)[v]), 0.0, 1.0);
+    const double tm = total(main, v), ts = total(sub, v);
+    // Blender's armature modifier leaves a vertex whose weights sum to 0.0001 or less in place.
+    const bool main_moves = tm > 1e-4, sub_moves = ts > 1e-4;
+    if (static_share && ((!main_moves && s < 1.0) || (!sub_moves && s > 0.0) || (!main_moves && !sub_moves))) ++*static_share;
+    if (s < 1.0 && main_moves)
+      for (std::uint32_t k = main.offsets[v]; k < main.offsets[v + 1]; ++k) {
+        out.bones.push_back(main.bones[k]);
+        out.weights.push_back(static_cast<float>((1.0 - s) * main.weights[k] / tm));
+      }
+    if (s > 0.0 && sub_moves)
+      for (std::uint32_t k = sub.offsets[v]; k < sub.offsets[v + 1]; ++k) {
+        out.bones.push_back(static_cast<std::uint16_t>(join.first + sub.bones[k]));
+        out.weights.push_back(static_cast<float>(s * sub.weights[k] / ts));
+      }
+    out.offsets.push_back(static_cast<std::uint32_t>(out.bones.size()));
+  }
+  return out;
+}
+
+}  // namespace rigfit::detail
