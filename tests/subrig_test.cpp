@@ -3,7 +3,10 @@
 // the ORG- / deform / chain-length / name preferences (docs/mpfb-behaviour.md §8.3, §8.6).
 #include <gtest/gtest.h>
 
+#include "rigfit/character.hpp"
+#include "rigfit/data.hpp"
 #include "rigfit/subrig.hpp"
+#include "test_util.hpp"
 
 namespace rigfit {
 namespace {
@@ -144,6 +147,35 @@ TEST(SubrigParent, VertexBindingTakesTheDeformBonesRawWeights) {
   EXPECT_EQ(w[0].first, 1);
   EXPECT_EQ(w[0].second, 0.5f);
   EXPECT_TRUE(vertexBinding(p.rig, skin, 2).empty());
+}
+
+// fastCube is chooseStrategy's fast-mode CUBE answer without the vertex tree: checked on every
+// bone end of the game_engine rig on the base body, moved 0 to 12 mm in several directions.
+TEST(SubrigParent, FastCubeAgreesWithFastStrategyMatching) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  CharacterOptions options;
+  options.rig = "game_engine";
+  auto c = loadCharacter(DataSource::folder(test::sharedData()), options);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const Mesh& body = c->body().mesh;
+  auto full = makePositionInfo(body.positions, c->body().groups, body.scale_factor);
+  auto light = makePositionInfo(body.positions, c->body().groups, body.scale_factor, false);
+  ASSERT_TRUE(full.ok() && light.ok());
+  std::size_t cubes = 0, checked = 0;
+  const Skeleton& s = c->fit.skeleton;
+  for (std::size_t b = 0; b < s.size(); ++b)
+    for (const Eigen::Vector3d& end : {s.heads[b], s.tails[b]})
+      for (double mm : {0.0, 0.0005, 0.002, 0.006, 0.0095, 0.012})
+        for (const Eigen::Vector3d& dir : {Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(0, -0.6, 0.8)}) {
+          const Eigen::Vector3d at = end + mm * dir;
+          const EndDef e = chooseStrategy(*full, at, MatchOptions{.fast = true});
+          const int want = e.strategy == Strategy::kCube ? full->findCube(e.cube_name) : -1;
+          EXPECT_EQ(fastCube(*light, at), want) << s.names[b] << " moved " << mm;
+          cubes += want >= 0;
+          ++checked;
+        }
+  EXPECT_GT(cubes, checked / 4);
+  EXPECT_LT(cubes, checked);
 }
 
 }  // namespace

@@ -78,9 +78,10 @@ struct PositionInfo {
 };
 
 /// Builds the position info of a body (`positions`: 3 floats per vertex, rig frame).
+/// Without `vertex_tree` the vertex KD-tree is left empty (what fastCube needs; most of the cost).
 /// Errors: an empty joint group, a group index beyond the mesh.
 [[nodiscard]] Expected<PositionInfo> makePositionInfo(std::span<const float> positions, const VertexGroups& groups,
-                                                      double mesh_scale_factor = kDefaultScaleFactor);
+                                                      double mesh_scale_factor = kDefaultScaleFactor, bool vertex_tree = true);
 
 /// The position a strategy gives (offset included, times `relative_scale`), without falling back
 /// to default_position: nothing for DEFAULT, an unknown cube, an index beyond the mesh, an empty
@@ -117,11 +118,16 @@ struct MatchOptions {
   bool fast = false;  ///< fast mode (parent rigs of sub-rigs): CUBE / VERTEX only, no MEAN search
 };
 
-/// The automatic strategy for a bone end at `pos`: CUBE, VERTEX, MEAN (a vertex pair) or DEFAULT
-/// when nothing is near. `default_position` is set to `pos` (unrounded). `distance` (optional)
+/// The automatic strategy for a bone end at `pos` (`info` with its vertex tree): CUBE, VERTEX, MEAN
+/// (a vertex pair) or DEFAULT when nothing is near. `default_position` is set to `pos` (unrounded). `distance` (optional)
 /// receives the chosen strategy's distance to pos (100 for DEFAULT, as MPFB).
 EndDef chooseStrategy(const PositionInfo& info, const Eigen::Vector3d& pos, const MatchOptions& options = {},
                       double* distance = nullptr);
+
+/// The cube index (into info.cubes) when fast-mode matching (MatchOptions::fast) gives the end at
+/// `pos` a CUBE strategy, else -1. Needs no vertex tree: vertices are scanned only when the nearest
+/// cube is accepted but not exact.
+int fastCube(const PositionInfo& info, const Eigen::Vector3d& pos);
 
 // ---------------------------------------------------------------------------------------------
 // Saving (§6.2, §6.4, §6.6)

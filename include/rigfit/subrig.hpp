@@ -33,7 +33,8 @@ struct ParentRig {
   std::vector<std::uint8_t> deform;       ///< per skeleton bone: use_deform (rig JSON; default true)
 };
 
-/// `skeleton` must outlive the result. `rig` gives use_deform flags (bones matched by name).
+/// `skeleton` must outlive the result. `rig` gives use_deform flags (bones matched by name). `body`
+/// needs no vertex tree (fastCube).
 ParentRig parentRigOf(const Skeleton& skeleton, const RigDefinition& rig, const PositionInfo& body);
 
 /// A bone of the parent rig a constraint targets, and the head_tail to use on it.

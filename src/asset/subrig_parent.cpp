@@ -12,11 +12,6 @@ namespace {
 
 constexpr double kExact = MatchConstants::kExact;  // a parent bone's tail "on" its child's head
 
-int cubeOf(const PositionInfo& body, const Eigen::Vector3d& at) {
-  const EndDef end = chooseStrategy(body, at, MatchOptions{.fast = true});
-  return end.strategy == Strategy::kCube ? body.findCube(end.cube_name) : -1;
-}
-
 bool deformFlag(const BoneDef* def) {
   if (!def) return true;
   const Json* d = def->json.find("use_deform");
@@ -141,8 +136,8 @@ ParentRig parentRigOf(const Skeleton& skeleton, const RigDefinition& rig, const 
   p.cube_names = body.cube_names;
   p.cubes = body.cubes;
   for (std::size_t b = 0; b < skeleton.size(); ++b) {
-    p.head_cube.push_back(cubeOf(body, skeleton.heads[b]));
-    p.tail_cube.push_back(cubeOf(body, skeleton.tails[b]));
+    p.head_cube.push_back(fastCube(body, skeleton.heads[b]));
+    p.tail_cube.push_back(fastCube(body, skeleton.tails[b]));
     p.deform.push_back(deformFlag(rig.find(skeleton.names[b])));
   }
   return p;

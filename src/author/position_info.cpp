@@ -12,7 +12,8 @@ int PositionInfo::findCube(std::string_view name) const {
   return -1;
 }
 
-Expected<PositionInfo> makePositionInfo(std::span<const float> positions, const VertexGroups& groups, double mesh_scale_factor) {
+Expected<PositionInfo> makePositionInfo(std::span<const float> positions, const VertexGroups& groups, double mesh_scale_factor,
+                                        bool vertex_tree) {
   PositionInfo info;
   info.mesh_scale_factor = mesh_scale_factor;
   const std::size_t n = positions.size() / 3;
@@ -40,7 +41,7 @@ Expected<PositionInfo> makePositionInfo(std::span<const float> positions, const 
     info.cube_names.push_back(groups.names[g]);
     info.cubes.push_back(sum / static_cast<double>(count));
   }
-  info.vertex_tree = KdTree(info.vertices);
+  if (vertex_tree) info.vertex_tree = KdTree(info.vertices);
   info.cube_tree = KdTree(info.cubes);
   return info;
 }

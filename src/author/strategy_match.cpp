@@ -75,4 +75,14 @@ EndDef chooseStrategy(const PositionInfo& info, const Eigen::Vector3d& pos, cons
   return e;
 }
 
+int fastCube(const PositionInfo& info, const Eigen::Vector3d& pos) {
+  // chooseStrategy's fast-mode CUBE outcome: an accepted cube, unless an exact vertex beats it.
+  const auto cube = info.cube_tree.nearest(pos);
+  if (!cube || !(cube->distance < C::kMaxAllowedDist)) return -1;
+  if (C::kExact < cube->distance)
+    for (const Eigen::Vector3d& v : info.vertices)
+      if ((v - pos).norm() < C::kExact) return -1;
+  return static_cast<int>(cube->index);
+}
+
 }  // namespace rigfit

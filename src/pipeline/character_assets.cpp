@@ -167,7 +167,7 @@ Expected<std::vector<SubrigJoin>> joinSubrigs(Character& c, const std::vector<Ch
     if (!assets[a].asset->asset.subrig) continue;
     const Mesh& body = c.body().mesh;
     if (!body_info) {
-      auto info = makePositionInfo(body.positions, c.body().groups, body.scale_factor);
+      auto info = makePositionInfo(body.positions, c.body().groups, body.scale_factor, /*vertex_tree=*/false);
       if (!info) return info.error();
       body_info = std::move(*info);
     }
