@@ -396,5 +396,30 @@ TEST(MemoryCli, ValidateZstdBombsUnder512MB) {
   std::filesystem::remove(json_bomb);
 }
 
+TEST(MemoryCli, TheMostExpensiveJsonChunkOfAFileUnder1MBIsValidatedUnder512MB) {
+  // A JSON chunk at its bound (1 MiB + 4 x the file's size) of "[0,0,...": the text that costs
+  // the most to parse (~60 bytes a byte), in a file just under 1 MB (a random BLOB fills it).
+  std::string blob(990'000, '\0');
+  std::uint64_t seed = 42;
+  for (char& c : blob) c = static_cast<char>((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+  std::string json = R"({"asset":{"dimension":3},"buffers":[{"byteLength":990000,"chunk":1}],"extras":{"a":[0)";
+  std::string file;
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass fills to the bound of the first's size
+    const std::uint64_t cap = (1u << 20) + 4 * (file.empty() ? 990'576 : file.size());
+    std::string text = json;
+    while (text.size() + 2 + 3 <= cap) text += ",0";
+    text += "]}}";
+    std::string packed(ZSTD_compressBound(text.size()), '\0');
+    packed.resize(ZSTD_compress(packed.data(), packed.size(), text.data(), text.size(), 3));
+    file = g4b({{"JSON", "Zstd", packed}, {"BLOB", kPlain, blob}});
+  }
+  ASSERT_LT(file.size(), kMB);
+  const std::string path = writeTemp("worst.g4b", file);
+  std::string out;
+  EXPECT_EQ(cliUnderLimit({"validate", path}, out), "exit 0");
+  EXPECT_EQ(out, path + ": 0 errors, 0 warnings\n");
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace rigfit
