@@ -52,7 +52,8 @@ Expected<std::string> gunzip(const std::string& bytes, const std::string& label,
       inflateEnd(&z);
       return makeError(ErrorCode::kRange, label + ": inflates to more than " + std::to_string(limit) + " bytes, the most a target of a " +
                                               std::to_string(std::max(vertex_count, kBaseMeshVertices)) + "-vertex mesh needs (" +
-                                              std::to_string(kTargetLineBytes) + " bytes a vertex + " + std::to_string(kTargetHeaderBytes) + ")");
+                                              std::to_string(kTargetLineBytes) + " bytes a vertex + " +
+                                              std::to_string(kTargetHeaderBytes) + ")");
     }
     out.append(buf, produced);
     if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) {

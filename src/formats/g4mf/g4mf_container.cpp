@@ -241,8 +241,9 @@ bool Checker::container(std::string_view& text) {
     const std::string bound = str(cap) + " bytes (1 MiB + 4 x the file's " + str(n) + " bytes)";
     ZstdFrames frames;
     std::string error;
-    if (!zstdFrames(j.data, static_cast<std::size_t>(j.size), frames, error) ||
-        (!(frames.known && frames.total > cap) && !zstdDecode(j.data, static_cast<std::size_t>(j.size), frames, cap + 1, json_owned_, error))) {
+    const auto size = static_cast<std::size_t>(j.size);
+    if (!zstdFrames(j.data, size, frames, error) ||
+        (!(frames.known && frames.total > cap) && !zstdDecode(j.data, size, frames, cap + 1, json_owned_, error))) {
       r_.error(where + "/data", "the JSON chunk cannot be decoded: " + error);
       return false;
     }
@@ -338,8 +339,9 @@ void Checker::bufferData(const std::string& p, const Json* chunk, const Json* ur
     }
     // Only byteLength bytes are decoded, within what the file's size allows (zstdBudget).
     if (out.byte_length > zstd_left_) {
-      r_.error(at(p, "byteLength"), "is " + str(out.byte_length) + ": more than the " + str(zstdBudget(bytes_.size())) + " bytes in all that a file of " +
-                                        str(u64(bytes_.size())) + " bytes may decode its Zstd buffers to (16 MiB + 16 x its size)");
+      r_.error(at(p, "byteLength"), "is " + str(out.byte_length) + ": more than the " + str(zstdBudget(bytes_.size())) +
+                                        " bytes in all that a file of " + str(u64(bytes_.size())) +
+                                        " bytes may decode its Zstd buffers to (16 MiB + 16 x its size)");
       return;
     }
     if (!zstdDecode(src, src_size, frames, out.byte_length, out.owned, error)) {

@@ -296,12 +296,14 @@ Status Extractor::bind(const Json& s, const std::string& sp, const char* key, co
   if (const Json* idx = b->find("simplexes")) {
     const Accessor& ia = acc(idx);
     if (!ia.data) return unavailable(at(bp, "simplexes"));
-    if (ia.components() > 3 * u64(tri_count)) RIGFIT_TRY(charge(ia.components() - 3 * u64(tri_count), sizeof(std::uint32_t), at(bp, "simplexes")));
+    if (ia.components() > 3 * u64(tri_count))
+      RIGFIT_TRY(charge(ia.components() - 3 * u64(tri_count), sizeof(std::uint32_t), at(bp, "simplexes")));
     for (u64 k = 0; k < ia.components(); ++k) indices.push_back(base + static_cast<std::uint32_t>(ia.integer(k)));
   } else if (const Json* per = b->find("perSimplex")) {
     const Accessor& ia = acc(per);
     if (!ia.data) return unavailable(at(bp, "perSimplex"));
-    if (ia.count > u64(tri_count)) RIGFIT_TRY(charge(3 * (ia.count - u64(tri_count)), sizeof(std::uint32_t), at(bp, "perSimplex")));
+    if (ia.count > u64(tri_count))
+      RIGFIT_TRY(charge(3 * (ia.count - u64(tri_count)), sizeof(std::uint32_t), at(bp, "perSimplex")));
     for (u64 k = 0; k < ia.count; ++k)
       for (int corner = 0; corner < 3; ++corner) indices.push_back(base + static_cast<std::uint32_t>(ia.integer(k)));
   } else if (vals.count == vertices.count) {  // per vertex
