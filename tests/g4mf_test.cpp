@@ -1442,5 +1442,96 @@ TEST(G4mfMagic, WrongMagicIsNamed) {
   EXPECT_NE(validateG4mf(std::string_view("\xEF\xBB\xBF  {}"), "t.g4tf")[0].path, "header/magic");
 }
 
+// An encoding the reader does not decode: the validator cannot check the data (a warning), the
+// strict reader fails naming the encoding, and in a .g4b the chunk and its byte offset.
+TEST(G4mfEncoding, UnsupportedEncodingIsAReadErrorNamingIt) {
+  Doc d = baseDoc();
+  d.buffer().set("encoding", "LZ4 ");
+  const std::string text = d.text();
+  auto issues = validateG4mf(text, "t.g4tf");
+  EXPECT_FALSE(hasG4mfErrors(issues)) << issuesText(issues);
+  auto read = readG4mf(text, "t.g4tf");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().message, "t.g4tf: /buffers/0/encoding: unsupported encoding \"LZ4 \"; rigfit reads plain and Zstd data");
+
+  d = baseDoc();
+  d.buffer().erase("uri");
+  d.buffer().set("chunk", 1);
+  d.buffer().set("encoding", "LZ4 ");
+  const std::string json = writeJson(d.json, {.indent = -1});
+  const std::string b = container({{"JSON", std::string(4, '\0'), json, ' '}, {"BLOB", "LZ4 ", d.bin}});
+  const std::size_t blob = (32 + json.size() + 15) / 16 * 16;
+  issues = validateG4mf(b, "b.g4b");
+  EXPECT_FALSE(hasG4mfErrors(issues)) << issuesText(issues);
+  bool chunk_warned = false;
+  for (const G4mfIssue& i : issues)
+    chunk_warned = chunk_warned || (i.path == "g4b:chunks/1/encoding" &&
+                                    i.message == "unsupported encoding \"LZ4 \" (the chunk at byte " + std::to_string(blob) + "; its data is not checked)");
+  EXPECT_TRUE(chunk_warned) << issuesText(issues);
+  read = readG4mf(b, "b.g4b");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().message, "b.g4b: /buffers/0/encoding: unsupported encoding \"LZ4 \" (chunk 1, at byte " + std::to_string(blob) +
+                                      "); rigfit reads plain and Zstd data");
+
+  // A chunk no buffer uses is only a warning, for the reader too.
+  d = baseDoc();
+  d.buffer().erase("uri");
+  d.buffer().set("chunk", 1);
+  const std::string unused = container({{"JSON", std::string(4, '\0'), writeJson(d.json, {.indent = -1}), ' '},
+                                        {"BLOB", std::string(4, '\0'), d.bin},
+                                        {"XTRA", "LZ4 ", "abc"}});
+  EXPECT_FALSE(hasG4mfErrors(validateG4mf(unused, "u.g4b")));
+  EXPECT_TRUE(readG4mf(unused, "u.g4b").ok());
+
+  // The JSON chunk in an unsupported encoding: nothing can be read.
+  std::string j = binaryDoc(baseDoc());
+  j.replace(20, 4, "LZ4 ");
+  read = readG4mf(j, "j.g4b");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().message,
+            "j.g4b: g4b:chunks/0/encoding: the JSON chunk's encoding \"LZ4 \" (the chunk at byte 16) is not supported; rigfit reads plain and "
+            "Zstd chunks");
+}
+
+// Every size in a binary header is checked against the file before it is used: each claim below
+// is an error naming the header field, and none allocates what it claims.
+TEST(G4mfHostile, BinaryHeaderSizesAreCheckedAgainstTheFile) {
+  const std::string good = binaryDoc(baseDoc(), true, true);
+  ASSERT_TRUE(readG4mf(good, "g.g4b").ok());
+  const std::size_t json_size = u64At(good, 24);
+  const std::size_t blob = (32 + json_size + 15) / 16 * 16;
+  struct Claim {
+    const char* name;
+    std::size_t offset;
+    std::uint64_t value;
+    const char* path;
+    std::string message;
+  };
+  const std::uint64_t big = std::uint64_t(1) << 62;
+  const Claim claims[] = {
+      {"file size beyond the file", 8, good.size() + 1, "g4b:header/fileSize",
+       "the header declares " + std::to_string(good.size() + 1) + " bytes, the file has " + std::to_string(good.size())},
+      {"file size 2^62", 8, big, "g4b:header/fileSize",
+       "the header declares " + std::to_string(big) + " bytes, the file has " + std::to_string(good.size())},
+      {"JSON chunk one byte beyond the file", 24, good.size() - 32 + 1, "g4b:chunks/0/dataSize",
+       "the chunk declares " + std::to_string(good.size() - 31) + " bytes of data, only " + std::to_string(good.size() - 32) + " remain"},
+      {"JSON chunk 2^62", 24, big, "g4b:chunks/0/dataSize",
+       "the chunk declares " + std::to_string(big) + " bytes of data, only " + std::to_string(good.size() - 32) + " remain"},
+      {"BLOB chunk one byte beyond the file", blob + 8, good.size() - blob - 16 + 1, "g4b:chunks/1/dataSize",
+       "the chunk declares " + std::to_string(good.size() - blob - 15) + " bytes of data, only " + std::to_string(good.size() - blob - 16) +
+           " remain"},
+  };
+  for (const Claim& c : claims) {
+    SCOPED_TRACE(c.name);
+    std::string b = good;
+    setU64(b, c.offset, c.value);
+    const auto issues = validateG4mf(b, "h.g4b");
+    bool found = false;
+    for (const G4mfIssue& i : issues) found = found || (i.severity == G4mfSeverity::kError && i.path == c.path && i.message == c.message);
+    EXPECT_TRUE(found) << issuesText(issues);
+    EXPECT_FALSE(readG4mf(b, "h.g4b").ok());
+  }
+}
+
 }  // namespace
 }  // namespace rigfit

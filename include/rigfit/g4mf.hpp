@@ -151,8 +151,10 @@ struct G4mfDocument {
 
 /// Reads a .g4tf or .g4b (told apart by the magic "G4MF"). Strict: any error-level issue that
 /// validateG4mf reports makes the read fail with the first one ("label: PATH: message"); hostile
-/// sizes are errors before anything is allocated for them; external (non-data) URIs and
-/// extensionsRequired are kUnsupported. Never throws.
+/// sizes are errors before anything is allocated for them, and memory follows the file's size
+/// (Zstd output and the document's arrays have bounds proportional to it: README, `rigfit
+/// validate`); a buffer in an encoding other than plain or Zstd is an error naming it; external
+/// (non-data) URIs and extensionsRequired are kUnsupported. Never throws.
 [[nodiscard]] Expected<G4mfDocument> readG4mf(std::span<const std::byte> bytes, std::string_view label);
 [[nodiscard]] Expected<G4mfDocument> readG4mf(std::string_view bytes, std::string_view label);
 

@@ -1,7 +1,9 @@
 // rigfit: MakeHuman rigging outside Blender. A thin layer over the library: each command
 // parses its options and calls library functions.
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
+#include <new>
 #include <string_view>
 #include <utility>
 
@@ -37,6 +39,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return rigfit::cli::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // The readers bound their memory by their input and report failures as errors; this keeps
+    // any allocation that still fails (the machine's or a ulimit's limit) an error line too.
+    std::fprintf(stderr, "rigfit: error: out of memory\n");
+    return rigfit::cli::kExitBadInput;
   }
   return exit_code;
 }

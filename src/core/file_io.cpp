@@ -49,7 +49,12 @@ Expected<std::string> readFile(const std::string& path) {
   auto opened = openRegular(path, size);
   if (!opened) return opened.error();
   std::string out;
-  out.resize(size);
+  try {
+    out.resize(size);
+  } catch (const std::bad_alloc&) {
+    ::close(*opened);
+    return makeError(ErrorCode::kIo, path + ": cannot hold its " + std::to_string(size) + " bytes in memory");
+  }
   const Status read = readAll(*opened, out.data(), size, path);
   ::close(*opened);
   if (!read) return read.error();

@@ -1,8 +1,10 @@
 // .target / .target.gz files: sparse vertex offsets in MakeHuman's frame (decimetres, Y up).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <string>
 
 #include <zlib.h>
@@ -13,9 +15,23 @@
 namespace rigfit {
 namespace {
 
-// Inflates a gzip file, refusing output beyond `limit` bytes (a hostile header cannot make us
-// allocate more than the data really inflates to, and never more than the limit).
-Expected<std::string> gunzip(const std::string& bytes, const std::string& label, std::size_t limit) {
+// What a target's text can need: a line per vertex of the mesh (at least of MakeHuman's base mesh,
+// hm08's 19158 vertices, which MPFB's targets list whatever the mesh), each at most
+// kTargetLineBytes ("index dx dy dz"; MPFB's longest is 26 bytes), and kTargetHeaderBytes of
+// comments.
+constexpr std::size_t kTargetLineBytes = 128;
+constexpr std::size_t kTargetHeaderBytes = 64 << 10;
+constexpr std::size_t kBaseMeshVertices = 19158;
+
+std::size_t targetTextBound(std::size_t vertex_count) {
+  const std::size_t lines = std::max(vertex_count, kBaseMeshVertices);
+  const std::size_t most = std::numeric_limits<std::size_t>::max() / 2;
+  return lines >= (most - kTargetHeaderBytes) / kTargetLineBytes ? most : kTargetHeaderBytes + lines * kTargetLineBytes;
+}
+
+// Inflates a gzip file, stopping with an error as soon as the output passes `limit` bytes (the
+// output grows with what the data really inflates to, never beyond the limit).
+Expected<std::string> gunzip(const std::string& bytes, const std::string& label, std::size_t limit, std::size_t vertex_count) {
   z_stream z{};
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return makeError(ErrorCode::kIo, label + ": cannot start gzip");
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
@@ -31,11 +47,15 @@ Expected<std::string> gunzip(const std::string& bytes, const std::string& label,
       inflateEnd(&z);
       return makeError(ErrorCode::kSyntax, label + ": byte " + std::to_string(z.total_in) + ": corrupt or truncated gzip data");
     }
-    out.append(buf, sizeof buf - z.avail_out);
-    if (out.size() > limit) {
+    const std::size_t produced = sizeof buf - z.avail_out;
+    if (produced > limit - out.size()) {
       inflateEnd(&z);
-      return makeError(ErrorCode::kRange, label + ": inflates to more than " + std::to_string(limit) + " bytes");
+      return makeError(ErrorCode::kRange, label + ": inflates to more than " + std::to_string(limit) + " bytes, the most a target of a " +
+                                              std::to_string(std::max(vertex_count, kBaseMeshVertices)) + "-vertex mesh needs (" +
+                                              std::to_string(kTargetLineBytes) + " bytes a vertex + " +
+                                              std::to_string(kTargetHeaderBytes) + ")");
     }
+    out.append(buf, produced);
     if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
       inflateEnd(&z);
       return makeError(ErrorCode::kSyntax, label + ": byte " + std::to_string(z.total_in) + ": truncated gzip data");
@@ -95,12 +115,16 @@ Expected<Target> parseTarget(std::string_view text, std::string_view label, std:
 }
 
 Expected<Target> decodeTarget(const std::string& bytes, std::string_view label, std::size_t vertex_count, float scale) {
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1F && static_cast<unsigned char>(bytes[1]) == 0x8B) {
-    auto text = gunzip(bytes, std::string(label), 256u << 20);
-    if (!text) return text.error();
-    return parseTarget(*text, label, vertex_count, scale);
+  try {
+    if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1F && static_cast<unsigned char>(bytes[1]) == 0x8B) {
+      auto text = gunzip(bytes, std::string(label), targetTextBound(vertex_count), vertex_count);
+      if (!text) return text.error();
+      return parseTarget(*text, label, vertex_count, scale);
+    }
+    return parseTarget(bytes, label, vertex_count, scale);
+  } catch (const std::bad_alloc&) {  // a plain target beyond memory: an error like any other
+    return makeError(ErrorCode::kIo, std::string(label) + ": out of memory while reading the target");
   }
-  return parseTarget(bytes, label, vertex_count, scale);
 }
 
 Expected<Target> readTarget(const std::string& path, std::size_t vertex_count, float scale) {

@@ -12,8 +12,10 @@
 //  - g4mf_reader.cpp: readG4mf and validateG4mf.
 //
 // Hostile input: sizes are checked against the bytes present before use, all offset arithmetic is
-// overflow-checked in 64 bits, Zstd output grows only with real output (capped by the declared
-// size), and nothing is allocated by a declared count.
+// overflow-checked in 64 bits, and nothing is allocated by a declared count. Memory follows the
+// size of the file: Zstd output and the extracted arrays are bounded by budgets proportional to it
+// (below), checked against the frames' declared sizes before anything is inflated; frames without
+// a declared size grow only with their real output, up to the same bound.
 #pragma once
 
 #include <algorithm>
@@ -39,8 +41,18 @@ using u64 = std::uint64_t;
 using i64 = std::int64_t;
 
 constexpr u64 kTopBit = u64(1) << 63;
-constexpr u64 kMaxJsonBytes = u64(1) << 30;     // decoded JSON chunk
-constexpr u64 kMaxBufferBytes = u64(1) << 34;   // decoded buffer (16 GiB)
+constexpr u64 kMiB = u64(1) << 20;
+
+// Budgets for a file of F bytes. rigfit's own .g4b files decode to 1.5 F (JSON chunk 6x, a few KiB;
+// buffers 1.5x); a parsed JSON document takes up to ~60 bytes per byte of text. The bounds leave
+// room for far less compressible data while a file under 1 MB stays well under 512 MB in all.
+/// A Zstd JSON chunk decodes to at most 1 MiB + 4 F bytes.
+inline u64 jsonChunkCap(u64 file_size) { return kMiB + 4 * file_size; }
+/// All Zstd buffers of a file decode to at most 16 MiB + 16 F bytes together.
+inline u64 zstdBudget(u64 file_size) { return 16 * kMiB + 16 * file_size; }
+/// The reader's arrays (positions, corners, skin, blend shapes) take at most 32 MiB + 4 (F + the
+/// decoded Zstd bytes): one accessor referred to by many meshes or shapes is copied each time.
+inline u64 extractBudget(u64 file_size, u64 zstd_bytes) { return 32 * kMiB + 4 * (file_size + zstd_bytes); }
 constexpr std::size_t kMaxIssues = 1000;        // further issues are counted, not stored
 constexpr std::string_view kDataUriPrefix = kOctetStreamDataUri;  // the only data URIs read
 
@@ -199,9 +211,18 @@ struct Chunk {
 /// Four bytes as text, non-printable ones as \xHH.
 std::string printable4(const void* p);
 
-/// Decodes Zstd frames into `out`, keeping at most `limit` bytes; `more` is set when the data
-/// decodes to more than that (the rest is not decoded). Memory follows the real output only.
-bool zstdDecode(const unsigned char* src, std::size_t n, u64 limit, std::string& out, bool& more, std::string& error);
+/// What the headers of Zstd frames declare, read without decoding anything.
+struct ZstdFrames {
+  bool known = true;  ///< every frame declares its content size
+  u64 total = 0;      ///< the declared sizes' sum (saturated), when known
+};
+/// Walks the frames of `src` (header and block headers only); false with `error` when the data is
+/// not a sequence of complete Zstd frames.
+bool zstdFrames(const unsigned char* src, std::size_t n, ZstdFrames& out, std::string& error);
+/// Decodes the first `keep` bytes of Zstd frames into `out` (fewer when the data ends first): into
+/// one allocation of the declared size when the frames declare it, else growing with the real
+/// output only. Nothing beyond `keep` is decoded.
+bool zstdDecode(const unsigned char* src, std::size_t n, const ZstdFrames& frames, u64 keep, std::string& out, std::string& error);
 
 /// Decodes one UTF-8 sequence at s[i]; returns its length, 0 when invalid.
 int utf8At(std::string_view s, std::size_t i, std::uint32_t& cp);
@@ -232,7 +253,9 @@ enum class TypeReq { kAny, kFloat, kInteger, kUnsigned };
 
 class Checker {
  public:
-  Checker(std::span<const unsigned char> bytes, Report& report) : bytes_(bytes), r_(report) {}
+  /// `strict`: checking for the reader, which fails on data it cannot decode (the validator warns).
+  Checker(std::span<const unsigned char> bytes, Report& report, bool strict = false)
+      : bytes_(bytes), r_(report), strict_(strict), zstd_left_(zstdBudget(bytes.size())) {}
 
   /// Runs every check. False when the file could not be parsed far enough to check the document.
   bool run();
@@ -280,7 +303,9 @@ class Checker {
   void uniqueItems(const Json& a, const std::string& path);
   void topArrays();
   void buffers();
-  bool bufferEncoding(const Json& b, const std::string& p, std::string& encoding);
+  enum class Encoding { kOk, kUnsupported, kWrong };
+  Encoding bufferEncoding(const Json& b, const std::string& p, std::string& encoding);
+  void unsupportedEncoding(const std::string& p, const Json* chunk, const std::string& encoding);
   void views();
   void accessors();
 
@@ -309,6 +334,9 @@ class Checker {
   std::vector<Chunk> chunks_;
   i64 json_chunk_ = -1;
   std::string json_owned_;
+  bool strict_ = false;        ///< the reader: an encoding it cannot decode is an error
+  u64 zstd_left_ = 0;          ///< what the Zstd buffers may still decode to (zstdBudget)
+  u64 zstd_bytes_ = 0;         ///< what they decoded to
   std::set<std::string> used_, required_ext_;
   std::vector<Buffer> bufs_;
   std::vector<View> views_;

@@ -500,49 +500,59 @@ void Checker::buffers() {
       if (!chunk && !b.contains("uri")) r_.error(p, "a buffer of a binary file needs chunk or uri");
     }
     std::string encoding;
-    const bool encoding_ok = bufferEncoding(b, p, encoding);
+    const Encoding e = bufferEncoding(b, p, encoding);
+    if (e == Encoding::kUnsupported) unsupportedEncoding(p, chunk, encoding);
     if (!byte_length) continue;
     out.valid = true;
     out.byte_length = *byte_length;
-    if (!encoding_ok) continue;
+    if (e != Encoding::kOk) continue;
     bufferData(p, chunk, uri, encoding, out);
   }
 }
 
-// The buffer's encoding: absent (plain) or a 4-byte FourCC; false when it is wrong or not one
-// this reader decodes (Zstd).
-bool Checker::bufferEncoding(const Json& b, const std::string& p, std::string& encoding) {
-  bool encoding_ok = true;
-  if (const Json* e = b.find("encoding")) {
-    encoding_ok = false;
-    if (!e->isString()) {
-      r_.error(at(p, "encoding"), "must be a string");
-    } else {
-      const std::string& s = e->asString();
-      for (std::size_t k = 0; k < s.size();) {
-        std::uint32_t cp;
-        const int l = utf8At(s, k, cp);
-        if (!l || cp > 0xFF) {
-          encoding.clear();
-          break;
-        }
-        encoding.push_back(static_cast<char>(cp));
-        k += static_cast<std::size_t>(l);
-      }
-      if (encoding.size() != 4) {
-        r_.error(at(p, "encoding"), "must be a 4-byte FourCC such as \"Zstd\"");
-      } else if (encoding == std::string(4, '\0')) {
-        r_.error(at(p, "encoding"), "plain data must not set encoding");
-      } else if (encoding == std::string(4, '\xFF')) {
-        r_.error(at(p, "encoding"), "encoding FF FF FF FF is reserved");
-      } else if (encoding != "Zstd") {
-        r_.warn(at(p, "encoding"), "unsupported encoding \"" + printable4(encoding.data()) + "\" (data not checked)");
-      } else {
-        encoding_ok = true;
-      }
-    }
+// A buffer in an encoding this reader does not decode: the validator cannot check its data (a
+// warning), the reader cannot read it (an error naming the encoding and where its bytes are).
+void Checker::unsupportedEncoding(const std::string& p, const Json* chunk, const std::string& encoding) {
+  std::string message = "unsupported encoding \"" + printable4(encoding.data()) + "\"";
+  if (chunk && binary_)
+    if (const auto c = integerOf(*chunk); c && *c >= 0 && static_cast<u64>(*c) < chunks_.size())
+      message += " (chunk " + std::to_string(*c) + ", at byte " + str(chunks_[static_cast<std::size_t>(*c)].header_offset) + ")";
+  if (strict_) r_.error(at(p, "encoding"), message + "; rigfit reads plain and Zstd data");
+  else r_.warn(at(p, "encoding"), message + " (data not checked)");
+}
+
+// The buffer's encoding: absent (plain) or a 4-byte FourCC; kWrong when it breaks a rule
+// (reported), kUnsupported when it is not one this reader decodes (Zstd).
+Checker::Encoding Checker::bufferEncoding(const Json& b, const std::string& p, std::string& encoding) {
+  const Json* e = b.find("encoding");
+  if (!e) return Encoding::kOk;
+  if (!e->isString()) {
+    r_.error(at(p, "encoding"), "must be a string");
+    return Encoding::kWrong;
   }
-  return encoding_ok;
+  const std::string& s = e->asString();
+  for (std::size_t k = 0; k < s.size();) {
+    std::uint32_t cp;
+    const int l = utf8At(s, k, cp);
+    if (!l || cp > 0xFF) {
+      encoding.clear();
+      break;
+    }
+    encoding.push_back(static_cast<char>(cp));
+    k += static_cast<std::size_t>(l);
+  }
+  if (encoding.size() != 4) {
+    r_.error(at(p, "encoding"), "must be a 4-byte FourCC such as \"Zstd\"");
+  } else if (encoding == std::string(4, '\0')) {
+    r_.error(at(p, "encoding"), "plain data must not set encoding");
+  } else if (encoding == std::string(4, '\xFF')) {
+    r_.error(at(p, "encoding"), "encoding FF FF FF FF is reserved");
+  } else if (encoding != "Zstd") {
+    return Encoding::kUnsupported;
+  } else {
+    return Encoding::kOk;
+  }
+  return Encoding::kWrong;
 }
 
 void Checker::views() {

@@ -26,23 +26,45 @@ std::string printable4(const void* p) {
 }
 
 
-bool zstdDecode(const unsigned char* src, std::size_t n, u64 limit, std::string& out, bool& more, std::string& error) {
-  more = false;
-  out.clear();
+bool zstdFrames(const unsigned char* src, std::size_t n, ZstdFrames& out, std::string& error) {
+  out = {};
   if (n < 4 || std::memcmp(src, "\x28\xB5\x2F\xFD", 4) != 0) {
     error = "Zstd data must start with the Zstd magic 28 B5 2F FD";
     return false;
   }
+  for (std::size_t pos = 0; pos < n;) {
+    const unsigned long long size = ZSTD_getFrameContentSize(src + pos, n - pos);
+    if (size == ZSTD_CONTENTSIZE_ERROR) {
+      error = "byte " + std::to_string(pos) + " of the Zstd data is not the header of a Zstd frame";
+      return false;
+    }
+    if (size == ZSTD_CONTENTSIZE_UNKNOWN) out.known = false;
+    else out.total = size > ~u64(0) - out.total ? ~u64(0) : out.total + size;
+    const std::size_t len = ZSTD_findFrameCompressedSize(src + pos, n - pos);
+    if (ZSTD_isError(len)) {
+      error = "the Zstd frame at byte " + std::to_string(pos) + " is incomplete (" + ZSTD_getErrorName(len) + ")";
+      return false;
+    }
+    pos += len;
+  }
+  return true;
+}
+
+bool zstdDecode(const unsigned char* src, std::size_t n, const ZstdFrames& frames, u64 keep, std::string& out, std::string& error) {
+  out.clear();
   std::unique_ptr<ZSTD_DCtx, std::size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   if (!dctx) {
     error = "cannot create a Zstd decoder";
     return false;
   }
-  u64 capacity = std::min<u64>(limit, u64(n) * 16 + (1u << 20));
-  out.resize(static_cast<std::size_t>(capacity));
+  // Declared sizes were checked by the caller: one allocation. Otherwise the output grows with
+  // what the frames really produce.
+  const u64 limit = frames.known ? std::min(keep, frames.total) : keep;
+  out.resize(static_cast<std::size_t>(frames.known ? limit : std::min<u64>(limit, u64(n) * 4 + (1u << 16))));
   ZSTD_inBuffer in{src, n, 0};
   std::size_t produced = 0;
-  for (;;) {
+  while (produced < limit) {
+    if (produced == out.size()) out.resize(static_cast<std::size_t>(std::min<u64>(limit, 2 * u64(out.size()))));
     ZSTD_outBuffer ob{out.data() + produced, out.size() - produced, 0};
     const std::size_t in_before = in.pos;
     const std::size_t r = ZSTD_decompressStream(dctx.get(), &ob, &in);
@@ -53,15 +75,7 @@ bool zstdDecode(const unsigned char* src, std::size_t n, u64 limit, std::string&
     }
     produced += ob.pos;
     if (r == 0 && in.pos == in.size) break;  // every frame complete
-    if (produced == out.size()) {
-      if (out.size() >= limit) {
-        more = true;
-        break;
-      }
-      out.resize(static_cast<std::size_t>(std::min<u64>(limit, std::max<u64>(2 * out.size(), 1024))));
-      continue;
-    }
-    if (in.pos == in.size || (ob.pos == 0 && in.pos == in_before)) {
+    if (ob.pos == 0 && in.pos == in_before && produced < out.size()) {
       error = "Zstd data ends inside a frame";
       out.clear();
       return false;
@@ -221,20 +235,32 @@ bool Checker::container(std::string_view& text) {
     return true;
   }
   if (j.zstd()) {
-    bool more = false;
+    // Bounded by the file's size before inflating (declared sizes) or while inflating (frames
+    // that declare none): a parsed document takes many times its text.
+    const u64 cap = std::min<u64>(jsonChunkCap(n), std::numeric_limits<std::size_t>::max() / 2);
+    const std::string bound = str(cap) + " bytes (1 MiB + 4 x the file's " + str(n) + " bytes)";
+    ZstdFrames frames;
     std::string error;
-    if (!zstdDecode(j.data, static_cast<std::size_t>(j.size), kMaxJsonBytes, json_owned_, more, error)) {
+    const auto size = static_cast<std::size_t>(j.size);
+    if (!zstdFrames(j.data, size, frames, error) ||
+        (!(frames.known && frames.total > cap) && !zstdDecode(j.data, size, frames, cap + 1, json_owned_, error))) {
       r_.error(where + "/data", "the JSON chunk cannot be decoded: " + error);
       return false;
     }
-    if (more) {
-      r_.error(where + "/data", "the JSON chunk decodes to more than " + str(kMaxJsonBytes) + " bytes");
+    if (frames.known && frames.total > cap) {
+      r_.error(where + "/data", "the JSON chunk declares " + str(frames.total) + " decoded bytes, more than the " + bound + " it may have");
+      return false;
+    }
+    if (json_owned_.size() > cap) {
+      json_owned_.clear();
+      r_.error(where + "/data", "the JSON chunk decodes to more than the " + bound + " it may have");
       return false;
     }
     text = json_owned_;
     return true;
   }
-  r_.error(where + "/encoding", "the JSON chunk's encoding \"" + printable4(j.encoding) + "\" is not supported");
+  r_.error(where + "/encoding", "the JSON chunk's encoding \"" + printable4(j.encoding) + "\" (the chunk at byte " + str(j.header_offset) +
+                                   ") is not supported; rigfit reads plain and Zstd chunks");
   return false;
 }
 
@@ -245,7 +271,8 @@ void Checker::chunkEncoding(const Chunk& c, const std::string& where) {
     if (c.size < 4 || std::memcmp(c.data, "\x28\xB5\x2F\xFD", 4) != 0)
       r_.error(where + "/data", "Zstd data must start with the Zstd magic 28 B5 2F FD");
   } else if (!c.plain()) {
-    r_.warn(where + "/encoding", "unsupported encoding \"" + printable4(c.encoding) + "\"");
+    r_.warn(where + "/encoding", "unsupported encoding \"" + printable4(c.encoding) + "\" (the chunk at byte " + str(c.header_offset) +
+                                     "; its data is not checked)");
   }
 }
 
@@ -299,16 +326,30 @@ void Checker::bufferData(const std::string& p, const Json* chunk, const Json* ur
     return;
   }
   if (encoding == "Zstd") {
-    if (out.byte_length > kMaxBufferBytes) {
-      r_.error(at(p, "byteLength"), "buffers larger than " + str(kMaxBufferBytes) + " bytes are not supported");
-      return;
-    }
-    bool more = false;
+    const std::string where = chunk && binary_ ? at(p, "chunk") : at(p, "uri");
+    ZstdFrames frames;
     std::string error;
-    if (!zstdDecode(src, src_size, out.byte_length, out.owned, more, error)) {
-      r_.error(chunk && binary_ ? at(p, "chunk") : at(p, "uri"), "cannot decode the buffer: " + error);
+    if (!zstdFrames(src, src_size, frames, error)) {
+      r_.error(where, "cannot decode the buffer: " + error);
       return;
     }
+    if (frames.known && frames.total < out.byte_length) {
+      r_.error(at(p, "byteLength"), "is " + str(out.byte_length) + " but the Zstd data declares only " + str(frames.total) + " bytes");
+      return;
+    }
+    // Only byteLength bytes are decoded, within what the file's size allows (zstdBudget).
+    if (out.byte_length > zstd_left_) {
+      r_.error(at(p, "byteLength"), "is " + str(out.byte_length) + ": more than the " + str(zstdBudget(bytes_.size())) +
+                                        " bytes in all that a file of " + str(u64(bytes_.size())) +
+                                        " bytes may decode its Zstd buffers to (16 MiB + 16 x its size)");
+      return;
+    }
+    if (!zstdDecode(src, src_size, frames, out.byte_length, out.owned, error)) {
+      r_.error(where, "cannot decode the buffer: " + error);
+      return;
+    }
+    zstd_left_ -= out.owned.size();
+    zstd_bytes_ += out.owned.size();
   } else if (from_uri) {
     out.owned = std::move(decoded_uri);
   } else if (src_size < out.byte_length) {

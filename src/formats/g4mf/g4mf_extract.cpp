@@ -51,7 +51,8 @@ struct MeshUse {
 // One extraction: the checker's state in, `out` filled part by part.
 class Extractor {
  public:
-  Extractor(const Checker& c, std::string_view label, G4mfDocument& out) : c_(c), label_(label), out_(out) {}
+  Extractor(const Checker& c, std::string_view label, G4mfDocument& out)
+      : c_(c), label_(label), out_(out), budget_(extractBudget(c.bytes_.size(), c.zstd_bytes_)) {}
 
   void skeleton(i64 skel);
   /// The meshes to read: every skinned mesh instanced on a direct child of the skeleton, in node
@@ -88,9 +89,25 @@ class Extractor {
     return readError(label_, path, "the data is not available (external or undecodable buffer)", ErrorCode::kUnsupported);
   }
 
+  /// Counts `count` elements of `size` bytes against the budget before they are copied out; an
+  /// error naming `path` when the file's arrays would take more than a file of its size may.
+  Status charge(u64 count, u64 size, const std::string& path) {
+    const u64 limit = budget_ - used_;
+    if (count > limit / size) {
+      return readError(label_, path,
+                       "reading the file's arrays would take more than " + str(budget_) + " bytes, the most a file of " +
+                           str(u64(c_.bytes_.size())) + " bytes (" + str(c_.zstd_bytes_) +
+                           " decoded from Zstd) may take: 32 MiB + 4 x (its size + its decoded bytes)",
+                       ErrorCode::kRange);
+    }
+    used_ += count * size;
+    return {};
+  }
+
   const Checker& c_;
   std::string_view label_;
   G4mfDocument& out_;
+  u64 budget_, used_ = 0;
 };
 
 void Extractor::skeleton(i64 skel) {
@@ -169,6 +186,7 @@ Status Extractor::mesh(MeshUse use) {
   out.name = nameOf(&m);
   const Accessor& va = acc(m.find("vertices"));
   if (!va.data) return unavailable(at(mp, "vertices"));
+  RIGFIT_TRY(charge(va.components(), sizeof(float), at(mp, "vertices")));
   out.positions.resize(static_cast<std::size_t>(va.components()));
   for (u64 k = 0; k < va.components(); ++k) out.positions[static_cast<std::size_t>(k)] = static_cast<float>(va.real(k));
   RIGFIT_TRY(surfaces(m, mp, va, out));
@@ -229,6 +247,8 @@ Status Extractor::surfaces(const Json& m, const std::string& mp, const Accessor&
     if (!sv) continue;
     const Accessor& sa = acc(sv);
     if (!sa.data) return unavailable(at(sp, "simplexes"));
+    // Triangles, and at most as many polygon corners and offsets.
+    RIGFIT_TRY(charge(sa.components(), 3 * sizeof(std::uint32_t), at(sp, "simplexes")));
     const std::size_t first_triangle = out.triangles.size() / 3;
     for (u64 k = 0; k < sa.components(); ++k) out.triangles.push_back(static_cast<std::uint32_t>(sa.integer(k)));
     const std::size_t tri_count = static_cast<std::size_t>(sa.count);
@@ -259,6 +279,7 @@ Status Extractor::bind(const Json& s, const std::string& sp, const char* key, co
                        std::size_t tri_count, const std::vector<std::uint32_t>& triangles, std::vector<float>& values,
                        std::vector<std::uint32_t>& indices) {
   const Json* b = s.find(key);
+  RIGFIT_TRY(charge(3 * u64(tri_count), sizeof(std::uint32_t), at(sp, key)));  // the corners' indices
   if (!b) {
     indices.insert(indices.end(), 3 * tri_count, 0xFFFFFFFFu);
     return {};
@@ -269,15 +290,20 @@ Status Extractor::bind(const Json& s, const std::string& sp, const char* key, co
   const std::size_t width = std::string_view(key) == "normals" ? 3 : 2;
   if (vals.vector_size != width)
     return readError(label_, at(bp, "values"), "only " + std::to_string(width) + "-component values are read", ErrorCode::kUnsupported);
+  RIGFIT_TRY(charge(vals.components(), sizeof(float), at(bp, "values")));
   const std::uint32_t base = static_cast<std::uint32_t>(values.size() / width);
   for (u64 k = 0; k < vals.components(); ++k) values.push_back(static_cast<float>(vals.real(k)));
   if (const Json* idx = b->find("simplexes")) {
     const Accessor& ia = acc(idx);
     if (!ia.data) return unavailable(at(bp, "simplexes"));
+    if (ia.components() > 3 * u64(tri_count))
+      RIGFIT_TRY(charge(ia.components() - 3 * u64(tri_count), sizeof(std::uint32_t), at(bp, "simplexes")));
     for (u64 k = 0; k < ia.components(); ++k) indices.push_back(base + static_cast<std::uint32_t>(ia.integer(k)));
   } else if (const Json* per = b->find("perSimplex")) {
     const Accessor& ia = acc(per);
     if (!ia.data) return unavailable(at(bp, "perSimplex"));
+    if (ia.count > u64(tri_count))
+      RIGFIT_TRY(charge(3 * (ia.count - u64(tri_count)), sizeof(std::uint32_t), at(bp, "perSimplex")));
     for (u64 k = 0; k < ia.count; ++k)
       for (int corner = 0; corner < 3; ++corner) indices.push_back(base + static_cast<std::uint32_t>(ia.integer(k)));
   } else if (vals.count == vertices.count) {  // per vertex
@@ -293,6 +319,7 @@ Status Extractor::skin(const Json& skin, const std::string& mp, G4mfMesh& out) {
   const Accessor& g = acc(skin.find("groups"));
   const Accessor& w = acc(skin.find("weights"));
   if (!v.data || !g.data || !w.data) return unavailable(at(mp, "skin"));
+  RIGFIT_TRY(charge(v.count, 3 * 4, at(mp, "skin")));
   for (u64 k = 0; k < v.count; ++k) {
     out.skin_vertices.push_back(static_cast<std::uint32_t>(v.integer(k)));
     const i64 group = g.integer(k);
@@ -318,6 +345,7 @@ Status Extractor::blend(const Json& blend, const std::string& bp, G4mfMesh& out)
       if (!ia.data || !oa.data) return unavailable(at(at(at(bp, "shapes"), k), "position"));
       if (oa.vector_size != 3)
         return readError(label_, at(at(at(bp, "shapes"), k), "position"), "only 3-component offsets are read", ErrorCode::kUnsupported);
+      RIGFIT_TRY(charge(ia.count + oa.components(), 4, at(at(at(bp, "shapes"), k), "position")));
       for (u64 i = 0; i < ia.count; ++i) out_shape.vertices.push_back(static_cast<std::uint32_t>(ia.integer(i)));
       for (u64 i = 0; i < oa.components(); ++i) out_shape.offsets.push_back(static_cast<float>(oa.real(i)));
     }
@@ -331,6 +359,7 @@ Status Extractor::blend(const Json& blend, const std::string& bp, G4mfMesh& out)
         const Accessor& oa = acc(normal->find("offsets"));
         if (!ia.data || !oa.data) return unavailable(np);
         if (oa.vector_size != 3) return readError(label_, np, "only 3-component offsets are read", ErrorCode::kUnsupported);
+        RIGFIT_TRY(charge(ia.count + oa.components(), 4, np));
         for (u64 i = 0; i < ia.count; ++i) out_shape.normal_values.push_back(static_cast<std::uint32_t>(ia.integer(i)));
         for (u64 i = 0; i < oa.components(); ++i) out_shape.normal_offsets.push_back(static_cast<float>(oa.real(i)));
       }

@@ -1,5 +1,8 @@
 // readG4mf and validateG4mf: one checking pass (g4mf_check.hpp) over the bytes; the reader then
-// extracts the document when no error was found.
+// extracts the document when no error was found. Memory is bounded by the file's size (see
+// g4mf_check.hpp); should an allocation still fail, it is an error like any other, never a throw.
+#include <new>
+
 #include "formats/g4mf/g4mf_check.hpp"
 
 namespace rigfit {
@@ -17,10 +20,12 @@ std::span<const unsigned char> asBytes(std::span<const std::byte> s) {
   return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
 }
 
+constexpr const char* kOutOfMemory = "out of memory while reading the file";
+
 Expected<G4mfDocument> read(std::span<const unsigned char> bytes, std::string_view label) {
   std::vector<G4mfIssue> issues;
   Report report(issues);
-  Checker checker(bytes, report);
+  Checker checker(bytes, report, /*strict=*/true);
   const bool parsed = checker.run();
   for (const G4mfIssue& issue : issues)
     if (issue.severity == G4mfSeverity::kError) {
@@ -33,18 +38,30 @@ Expected<G4mfDocument> read(std::span<const unsigned char> bytes, std::string_vi
 }
 
 std::vector<G4mfIssue> validate(std::span<const unsigned char> bytes) {
-  std::vector<G4mfIssue> issues;
-  Report report(issues);
-  Checker checker(bytes, report);
-  (void)checker.run();
-  report.finish();
-  return issues;
+  try {
+    std::vector<G4mfIssue> issues;
+    Report report(issues);
+    Checker checker(bytes, report);
+    (void)checker.run();
+    report.finish();
+    return issues;
+  } catch (const std::bad_alloc&) {
+    return {{"", kOutOfMemory, G4mfSeverity::kError}};
+  }
+}
+
+Expected<G4mfDocument> readCaught(std::span<const unsigned char> bytes, std::string_view label) {
+  try {
+    return read(bytes, label);
+  } catch (const std::bad_alloc&) {
+    return readError(label, "", kOutOfMemory, ErrorCode::kIo);
+  }
 }
 
 }  // namespace
 
-Expected<G4mfDocument> readG4mf(std::span<const std::byte> bytes, std::string_view label) { return read(asBytes(bytes), label); }
-Expected<G4mfDocument> readG4mf(std::string_view bytes, std::string_view label) { return read(asBytes(bytes), label); }
+Expected<G4mfDocument> readG4mf(std::span<const std::byte> bytes, std::string_view label) { return readCaught(asBytes(bytes), label); }
+Expected<G4mfDocument> readG4mf(std::string_view bytes, std::string_view label) { return readCaught(asBytes(bytes), label); }
 
 std::vector<G4mfIssue> validateG4mf(std::span<const std::byte> bytes, std::string_view label) {
   (void)label;
