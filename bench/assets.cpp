@@ -73,11 +73,12 @@ const Dressed& dressed() {
 void BM_WearAssets(benchmark::State& state) {
   const Dressed& d = dressed();
   if (!d.error.empty()) return state.SkipWithError(d.error.c_str());
+  const DataSource data = DataSource::folder(dataDir());
   for (auto _ : state) {
     state.PauseTiming();
     Character c = d.body;
     state.ResumeTiming();
-    Status st = detail::wearAssets(c, d.options);
+    Status st = detail::wearAssets(data, c, d.options);
     if (!st) return state.SkipWithError(st.error().message.c_str());
     benchmark::DoNotOptimize(c.meshes.data());
     state.PauseTiming();

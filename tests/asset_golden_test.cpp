@@ -478,6 +478,22 @@ TEST(AssetGolden, WeightsMatchMpfb) {
   }
 }
 
+// shoes01.mhw names the default rig's bones: on game_engine its groups map to nothing and MPFB
+// ignores them; rigfit does too, and says so.
+TEST(AssetGolden, CustomWeightsForAnotherRigAreAWarning) {
+  REQUIRE_GOLDEN_DATA();
+  CharacterOptions options;
+  options.rig = "game_engine";
+  auto worn = loadWornAsset(assetsDir() + "/clothes/shoes01/shoes01.mhclo", "game_engine");
+  ASSERT_TRUE(worn.ok()) << worn.error().message;
+  options.assets.push_back(std::make_shared<const WornAsset>(std::move(*worn)));
+  auto c = loadCharacter(DataSource::folder(test::sharedData()), options);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const std::string want = assetsDir() + "/clothes/shoes01/shoes01.mhw: 162 of its 163 groups name no bone of rig game_engine "
+                           "and are ignored, as MPFB ignores them (breast.L, breast.R, clavicle.L, clavicle.R, eye.L, eye.R, ...)";
+  EXPECT_NE(std::find(c->warnings.begin(), c->warnings.end(), want), c->warnings.end());
+}
+
 // The ponytail's sub-rig, worn: fitted on the fitted hair and the body's joint cubes as MPFB fits it
 // (bone heads and tails within 1e-6 m of MPFB's), its root put under the game_engine rig's `head`
 // (its CHILD_OF's JOINTS reference joint-head -> joint-head-2), and the hair's skin mixing the

@@ -246,8 +246,22 @@ void proxyMask(const AssetBindings& bindings, std::span<const std::uint8_t> body
 /// `mhmask-*` kept; other groups only with `all_groups`); each target group of `asset` is
 /// emptied, then the pairs are added (float32, each clamped to [0, 1], sums clamped to 1). Groups
 /// the file does not list keep their values. Errors: a vertex index outside the asset (kRange).
+/// `ignored` (optional) receives the groups that name no bone and are not loaded (MPFB drops them
+/// silently; a file written for another rig's bone names has only such groups).
 [[nodiscard]] Status applyCustomWeights(WeightsFile& asset, const WeightsFile& custom, bool all_groups, const Skeleton& skeleton,
-                                        const RigDefinition& rig, std::size_t asset_vertex_count);
+                                        const RigDefinition& rig, std::size_t asset_vertex_count,
+                                        std::vector<std::string>* ignored = nullptr);
+
+/// §3 MPFB's proxy corrective: `mesh_metadata/proxy_corrective.json` (`corrective`, parsed) lists
+/// proxy uuids; one whose entry has `fix_leftright_weights_for_groups` gets its sided weights
+/// cleaned. True when `uuid` is listed so.
+bool proxyNeedsSidedFix(const Json& corrective, std::string_view uuid);
+
+/// The clean-up itself, on a proxy's skin: a vertex with x > 1e-4 (rig frame) loses its weights for
+/// right-side bones (lowercase name ending ".r" or starting "r-" / "r_"), one with x < -1e-4 those
+/// for left-side bones (".l", "l-", "l_"). MPFB sets them to 0, which deforms nothing: they leave
+/// the skin. `bone_names` names the skin's bones; `positions` are the proxy's, fitted.
+void fixSidedWeights(Skin& skin, std::span<const std::string> bone_names, std::span<const float> positions);
 
 /// §7 a body target (offsets in the rig frame, metres) carried over to an asset: asset vertex i
 /// moves by Σ w_k·offset(v_k) over its binding (negative indices counted from the end, indices

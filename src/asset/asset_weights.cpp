@@ -103,7 +103,7 @@ Expected<WeightsFile> interpolateAssetWeights(const WeightsFile& body_weights, c
 }
 
 Status applyCustomWeights(WeightsFile& asset, const WeightsFile& custom, bool all_groups, const Skeleton& skeleton,
-                          const RigDefinition& rig, std::size_t asset_vertex_count) {
+                          const RigDefinition& rig, std::size_t asset_vertex_count, std::vector<std::string>* ignored) {
   // The group -> vertex group mapping is bindWeights' (MPFB's _map_weight_groups_to_bones).
   WeightsBinding binding;
   auto skin = bindWeights(custom, skeleton, rig, asset_vertex_count, &binding);
@@ -114,6 +114,8 @@ Status applyCustomWeights(WeightsFile& asset, const WeightsFile& custom, bool al
   for (const auto& name : binding.masks) target.emplace(name, name);
   if (all_groups)
     for (const auto& name : binding.unmapped) target.emplace(name, name);
+  else if (ignored)
+    ignored->insert(ignored->end(), binding.unmapped.begin(), binding.unmapped.end());
 
   // Vertex groups touched, in the order first met; each emptied, then the pairs added.
   std::vector<std::string> names;

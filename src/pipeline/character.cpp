@@ -275,7 +275,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   c.fit = std::move(*fit);
 
   if (choice.none) {
-    RIGFIT_TRY(detail::wearAssets(c, options));
+    RIGFIT_TRY(detail::wearAssets(data, c, options));
     return c;
   }
   if (choice.error) return *choice.error;
@@ -302,7 +302,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     c.body().skin = std::move(*skin);
     c.has_skin = true;
   }
-  RIGFIT_TRY(detail::wearAssets(c, options));
+  RIGFIT_TRY(detail::wearAssets(data, c, options));
   return c;
 }
 

@@ -126,6 +126,16 @@ Skeleton mappingSkeleton(const Skeleton& main, const SubrigJoin& join) {
   return s;
 }
 
+// The warning for a custom weights file's groups that name no bone of the rig (at most 6 named).
+std::string ignoredGroups(const std::string& path, const std::vector<std::string>& ignored, std::size_t groups,
+                          const std::string& rig_name) {
+  std::string names;
+  for (std::size_t k = 0; k < ignored.size() && k < 6; ++k) names += (k ? ", " : "") + ignored[k];
+  if (ignored.size() > 6) names += ", ...";
+  return path + ": " + std::to_string(ignored.size()) + " of its " + std::to_string(groups) + " groups name no bone of rig " +
+         rig_name + " and are ignored, as MPFB ignores them (" + names + ")";
+}
+
 // An asset's skin on the character's skeleton: interpolated from the body's skin (§4.1), then its
 // custom weights files replace the groups they list (§4.2); with a sub-rig, its deformation mixed
 // in by mhmask-subrig (§4.3). `main` is the main rig's skeleton. Without a body skin, no influences.
@@ -142,8 +152,11 @@ Expected<Skin> assetSkin(const Character& c, const Skeleton& main, const Asset& 
   if (!weights) return weights.error();
   std::optional<Skeleton> mapping;
   if (join && !asset.custom_weights.empty()) mapping = mappingSkeleton(main, *join);
-  for (const AssetCustomWeights& custom : asset.custom_weights)
-    RIGFIT_TRY(applyCustomWeights(*weights, custom.weights, custom.all_groups, mapping ? *mapping : main, c.rig, n));
+  for (const AssetCustomWeights& custom : asset.custom_weights) {
+    std::vector<std::string> ignored;
+    RIGFIT_TRY(applyCustomWeights(*weights, custom.weights, custom.all_groups, mapping ? *mapping : main, c.rig, n, &ignored));
+    if (!ignored.empty()) warnings.push_back(ignoredGroups(custom.path, ignored, custom.weights.groups.size(), c.rig_name));
+  }
   auto skin = bindWeights(*weights, main, c.rig, n);
   if (!skin) return skin.error();
   skin->bone_count = c.fit.skeleton.size();
@@ -157,6 +170,18 @@ Expected<Skin> assetSkin(const Character& c, const Skeleton& main, const Asset& 
                        " vertices have a share of the main rig or sub-rig with no bone weights, which Blender leaves in place; "
                        "their other weights take it");
   return out;
+}
+
+// MPFB's proxy corrective (§3), when the data folder has its table.
+Status proxyCorrective(const DataSource& data, CharacterMesh& proxy, std::span<const std::string> bone_names) {
+  constexpr std::string_view kTable = "mesh_metadata/proxy_corrective.json";
+  if (data.isBuiltin() || !data.exists(kTable)) return {};
+  auto text = data.read(kTable);
+  if (!text) return text.error();
+  auto table = parseJson(*text, data.label(kTable));
+  if (!table) return table.error();
+  if (proxyNeedsSidedFix(*table, proxy.asset->asset.file.uuid)) fixSidedWeights(proxy.skin, bone_names, proxy.mesh.positions);
+  return {};
 }
 
 // Fits every worn asset's sub-rig and joins it to the skeleton (before any asset is weighted).
@@ -180,7 +205,7 @@ Expected<std::vector<SubrigJoin>> joinSubrigs(Character& c, const std::vector<Ch
 
 }  // namespace
 
-Status wearAssets(Character& c, const CharacterOptions& options) {
+Status wearAssets(const DataSource& data, Character& c, const CharacterOptions& options) {
   if (options.assets.empty() && !options.proxy) return {};
   auto dressed = dressBody(c.body().mesh, options.assets, options.proxy);
   if (!dressed) return dressed.error();
@@ -205,6 +230,7 @@ Status wearAssets(Character& c, const CharacterOptions& options) {
     auto skin = assetSkin(c, main, dressed->proxy->asset->asset, dressed->proxy->mesh.vertexCount(), nullptr, c.warnings);
     if (!skin) return skin.error();
     dressed->proxy->skin = std::move(*skin);
+    RIGFIT_TRY(proxyCorrective(data, *dressed->proxy, c.fit.skeleton.names));
     c.body() = std::move(*dressed->proxy);
   } else {
     c.body().hidden_faces = std::move(dressed->body_hidden_faces);

@@ -7,8 +7,9 @@
 namespace rigfit::detail {
 
 /// Fits, weights and adds options.assets to the character (after its fit and weights), hides the
-/// body under them, and puts options.proxy in the body's place.
-[[nodiscard]] Status wearAssets(Character& c, const CharacterOptions& options);
+/// body under them, and puts options.proxy in the body's place (its sided weights cleaned when the
+/// data's mesh_metadata/proxy_corrective.json lists it).
+[[nodiscard]] Status wearAssets(const DataSource& data, Character& c, const CharacterOptions& options);
 
 /// A worn asset's sub-rig joined to the character's skeleton.
 struct SubrigJoin {
