@@ -13,6 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "rigfit/bbone.hpp"
+#include "rigfit/bbone_bake.hpp"
+#include "rigfit/character_export.hpp"
+#include "rigfit/gltf.hpp"
 #include "rigfit/bone_frame.hpp"
 #include "rigfit/file_io.hpp"
 #include "rigfit/fit.hpp"
@@ -412,6 +415,112 @@ TEST(BBone, StraightAndCurvedLoneBone) {
   bboneSegment(s, bb, 0, Eigen::Vector3d(0.0, 1.9, 0.3), index, blend);
   EXPECT_EQ(index, 3);
   EXPECT_NEAR(blend, 0.8, 1e-12);
+}
+
+// Baked joints posed as an engine poses them (each joint at its posed curve frame, plain linear
+// skinning with the split weights) against Blender's B-Bone deformation: exact (float noise) when
+// no joint's thickness changes in the pose; otherwise the lost X/Z scale shows.
+TEST(BBone, BakedJointsReproduceBlenderWithPlainSkinning) {
+  const std::string dir = test::sourceDir() + "/tests/golden/bbones";
+  std::map<std::string, double> worst;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    auto golden = readJsonFile(entry.path().string());
+    ASSERT_TRUE(golden.ok());
+    const std::string name = entry.path().stem().string();
+    Case c = buildCase(*golden);
+    const Skeleton& s = c.skeleton;
+    const Skeleton baked = bakeBendySkeleton(s);
+    ASSERT_FALSE(hasBendyBones(baked));
+    std::size_t joints = s.size();
+    for (const BBone& b : s.bbones) joints += b.segments > 1 ? static_cast<std::size_t>(b.segments) + 1 : 0;
+    ASSERT_EQ(baked.size(), joints) << name;
+    // The baked rest frames are Blender rest frames of their heads, tails and rolls.
+    for (std::size_t j = s.size(); j < baked.size(); ++j) {
+      EXPECT_LT((boneMatrix(baked.heads[j], baked.tails[j], baked.rolls[j]) - baked.rest[j]).cwiseAbs().maxCoeff(), 1e-9);
+      const auto p = static_cast<std::size_t>(baked.parents[j]);
+      Eigen::Matrix4d local = Eigen::Matrix4d::Identity();
+      local.topLeftCorner<3, 3>() = baked.local_rotation[j];
+      local.col(3).head<3>() = baked.local_head[j] + Eigen::Vector3d(0, baked.local_length[p], 0);
+      EXPECT_LT((baked.rest[p] * local - baked.rest[j]).cwiseAbs().maxCoeff(), 1e-12);
+    }
+    const Skin skin = bakeBendySkin(s, c.skin, c.positions);
+    ASSERT_EQ(skin.bone_count, baked.size());
+    for (std::size_t v = 0; v < skin.vertex_count; ++v) {
+      float before = 0.0f, after = 0.0f;
+      for (std::uint32_t i = c.skin.offsets[v]; i < c.skin.offsets[v + 1]; ++i) before += c.skin.weights[i];
+      for (std::uint32_t i = skin.offsets[v]; i < skin.offsets[v + 1]; ++i) {
+        after += skin.weights[i];
+        EXPECT_TRUE(skin.bones[i] >= s.size() || s.bbones[skin.bones[i]].segments == 1) << "weight left on a bendy bone";
+        if (i > skin.offsets[v]) {
+          EXPECT_GE(skin.weights[i - 1], skin.weights[i]);
+        }
+      }
+      EXPECT_NEAR(before, after, 1e-6);
+    }
+    std::vector<Eigen::Matrix4d> pose(s.size()), baked_pose(baked.size()), skinning(baked.size());
+    poseMatrices(s, c.pose, pose);
+    bakedPoseMatrices(s, c.pose, pose, baked_pose);
+    skinningMatrices(baked, baked_pose, skinning);
+    std::vector<float> packed(12 * baked.size()), out(c.positions.size());
+    packSkinningMatrices(skinning, packed);
+    SkinningJob job;
+    job.skin = &skin;
+    job.reference = true;
+    job.matrices = packed;
+    job.in_positions = c.positions;
+    job.out_positions = out;
+    ASSERT_TRUE(job.run());
+    const auto& expected = golden->find("blender")->find("deformed_lbs")->items();
+    double w = 0.0;
+    for (std::size_t v = 0; v < expected.size(); ++v)
+      w = std::max(w, (vec3(expected[v]) - Eigen::Vector3d(out[3 * v], out[3 * v + 1], out[3 * v + 2])).norm());
+    worst[name] = w;
+    std::printf("baked %-18s max |engine LBS - Blender B-Bones| %.2e m\n", name.c_str(), w);
+  }
+  ASSERT_EQ(worst.size(), 7u);
+  // Bends and twists (the ponytail bent up to 45 degrees per bone): exact.
+  EXPECT_LT(worst["ponytail"], 1e-5);
+  // A bone stretched 1.3 times along Y (non-uniform pose scale): approximated.
+  EXPECT_LT(worst["chain"], 3e-3);
+  // Joints whose X/Z scale changes in the pose (handle scale, scale in/out channels): the
+  // thickness is lost.
+  for (const char* lost : {"handles_absolute", "handles_relative", "handles_tangent", "channels", "scaled"}) EXPECT_LT(worst[lost], 2e-2) << lost;
+}
+
+// `rigfit export` bakes bendy bones: the glTF has each bendy bone's joint chain, and the bind
+// pose of the export skins the body as the bendy bones do at rest (no movement).
+TEST(BBone, ExportBakesJointChains) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  const std::string dir = test::sourceDir() + "/tests/golden/bbones/character";
+  auto golden = readJsonFile(dir + "/game_engine.bendy.json");
+  ASSERT_TRUE(golden.ok());
+  auto rig = readJsonFile(test::sharedData() + "/rigs/standard/rig.game_engine.json");
+  ASSERT_TRUE(rig.ok());
+  for (const auto& [bone, bb] : golden->find("bendy")->members()) rig->find(bone)->members().emplace_back("bendy_bone", bb);
+  const auto tmp = std::filesystem::temp_directory_path() / ("rigfit_bbone_export_" + std::to_string(::getpid()) + ".json");
+  ASSERT_TRUE(writeFileAtomic(tmp.string(), writeJson(*rig)).ok());
+  CharacterOptions o;
+  o.rig = tmp.string();
+  o.weights = test::sharedData() + "/rigs/standard/weights.game_engine.json";
+  auto c = loadCharacter(data, o);
+  std::filesystem::remove(tmp);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const std::size_t plain = c->fit.skeleton.size();
+  auto baked = exportCharacter(data, *c, {}, {});
+  ASSERT_TRUE(baked.ok()) << baked.error().message;
+  EXPECT_EQ(baked->report.joints, plain + 4 + 5 + 6);  // 3, 4 and 5 segments: segments + 1 joints each
+  EXPECT_NE(baked->main.find("spine_02_bbone4"), std::string::npos);
+  auto kept = exportCharacter(data, *c, {}, {.keep_bendy_bones = true});
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  EXPECT_EQ(kept->report.joints, plain);
+  // Posed as the bind pose: the joint chains follow the posed curves.
+  PoseRequest request;
+  request.rotations.push_back(*parseBoneRotation("spine_02=15,0,0", BoneRotation::Kind::kEulerXyzDegrees));
+  auto posed = exportCharacter(data, *c, request, {});
+  ASSERT_TRUE(posed.ok()) << posed.error().message;
+  EXPECT_EQ(posed->report.joints, plain + 15);
 }
 
 }  // namespace
