@@ -2,7 +2,8 @@
 // curves, and vertices deformed by them, compared with Blender 3.4.1 (tests/golden/bbones, written
 // by tools/blender/bbone_reference.py): chains with AUTO handles, the ponytail's layout, custom
 // handles of each type with handle ease and scale, rest and pose B-Bone channels, and a
-// non-uniformly scaled bendy bone; linear and dual-quaternion skinning.
+// non-uniformly scaled bendy bone, the end-roll-as-in-roll and scale-easing flags; linear and
+// dual-quaternion skinning.
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -71,6 +72,10 @@ Case buildCase(const Json& golden) {
     auto bb = readBendyBone(*bones[i].find("bendy_bone"), "bendy_bone", [&](std::string_view name) { return s.find(name); });
     EXPECT_TRUE(bb.ok()) << bb.error().message;
     if (bb.ok()) s.bbones[i] = *bb;
+    if (const Json* flags = bones[i].find("flags")) {  // Bone properties a rig file cannot set
+      if (const Json* f = flags->find("use_endroll_as_inroll")) s.bbones[i].use_endroll_as_inroll = f->asBool();
+      if (const Json* f = flags->find("use_scale_easing")) s.bbones[i].use_scale_easing = f->asBool();
+    }
   }
   c.pose = Pose::rest(s);
   for (const auto& [name, p] : golden.find("pose")->members()) {
@@ -178,7 +183,7 @@ TEST(BBone, MatchesBlenderJointsAndDeformation) {
       }
     }
   }
-  EXPECT_EQ(files, 7);
+  EXPECT_EQ(files, 8);
   std::printf("B-Bones vs Blender 3.4.1: joints max %.2e, LBS vertices max %.2e m, DQ vertices max %.2e m\n", worst_joint,
               worst_lbs, worst_dq);
 }
@@ -478,9 +483,11 @@ TEST(BBone, BakedJointsReproduceBlenderWithPlainSkinning) {
     worst[name] = w;
     std::printf("baked %-18s max |engine LBS - Blender B-Bones| %.2e m\n", name.c_str(), w);
   }
-  ASSERT_EQ(worst.size(), 7u);
-  // Bends and twists (the ponytail bent up to 45 degrees per bone): exact.
+  ASSERT_EQ(worst.size(), 8u);
+  // Bends and twists (the ponytail bent up to 45 degrees per bone; pose-time roll, ease and
+  // segment spacing): exact.
   EXPECT_LT(worst["ponytail"], 1e-5);
+  EXPECT_LT(worst["flags"], 1e-5);
   // A bone stretched 1.3 times along Y (non-uniform pose scale): approximated.
   EXPECT_LT(worst["chain"], 3e-3);
   // Joints whose X/Z scale changes in the pose (handle scale, scale in/out channels): the

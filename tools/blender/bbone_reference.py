@@ -91,6 +91,15 @@ def cases():
                 "pose": {"p": {"rotation_quaternion": q([0, 1, 0], -20)},
                          "q": {"rotation_quaternion": q([0, 0, 1], 30), "scale": [1.5, 0.8, 1.2]},
                          "r": {"rotation_quaternion": q([1, 0, 0], 50)}}})
+    # 6. Bone flags MPFB's bendy_bone cannot set (a case's "flags": Bone properties by name): the
+    # start handle's roll out added to roll in, and scale in/out Y scaling ease and curve.
+    bones = chain(["s", "t"], [0, 0, 0], [[0, 0.05, 0.2], [0.05, 0.0, 0.2]], [4, 6], roll=0.2)
+    bones[0]["bendy_bone"].update({"rollout": 0.4, "curveoutx": 0.02})
+    bones[1]["bendy_bone"].update({"rollin": -0.1, "curveinz": 0.03, "scalein": [1.0, 1.6, 1.0], "scaleout": [1.0, 0.7, 1.0]})
+    bones[1]["flags"] = {"use_endroll_as_inroll": True, "use_scale_easing": True}
+    out.append({"name": "flags", "bones": bones,
+                "pose": {"s": {"rotation_quaternion": q([1, 0, 0], 25), "bbone": {"rollout": 0.3}},
+                         "t": {"rotation_quaternion": q([0, 0, 1], -35), "bbone": {"scalein": [1.0, 1.4, 1.0], "easeout": 0.5}}}})
     return out
 
 
@@ -135,6 +144,8 @@ def build(case):
             if k.startswith("custom_handle_"):
                 v = eb[v]
             setattr(e, "bbone_" + k, v)
+        for k, v in b.get("flags", {}).items():
+            setattr(e, k, v)
     bpy.ops.object.mode_set(mode="OBJECT")
     for name, p in case["pose"].items():
         pb = ob.pose.bones[name]
