@@ -26,6 +26,9 @@ struct CharacterExportOptions {
   bool keep_helpers = false;   ///< keep helper geometry and joint cubes
   bool keep_hidden = false;    ///< keep the faces a mesh hides (CharacterMesh::hidden_faces)
   bool deform_only = false;    ///< only bones that carry weight, re-parented across removed ones
+  /// Bendy bones stay single joints (weights as in the rig) instead of becoming joint chains
+  /// (rigfit/bbone_bake.hpp).
+  bool keep_bendy_bones = false;
   bool compress = false;       ///< .g4b: Zstandard chunks
   int threads = 1;             ///< threads for the computed normals (the bytes do not depend on it)
   /// MakeHuman targets exported as morph targets (glTF) or blend shapes (G4MF), default weight 0,

@@ -62,6 +62,7 @@ struct PreparedRig {
   std::vector<InheritScale> inherit_scale;
   std::vector<std::uint8_t> local_location;
   std::vector<RotationMode> rotation_mode;
+  std::vector<BBone> bbones;            ///< rig order, custom handles as rig indices; empty: no `bendy_bone` entry
   std::vector<std::uint32_t> order;     ///< parents-first (depth-first, children in rig order)
   std::vector<std::uint32_t> rank;      ///< rank[rig index] = position in `order`
   std::vector<FitWarning> warnings;     ///< fallbacks decided while preparing

@@ -25,6 +25,7 @@ struct BonePose {
   Eigen::Vector3d euler = Eigen::Vector3d::Zero();  ///< radians, applied in rotation_mode's order
   Eigen::Vector4d axis_angle{0, 0, 1, 0};   ///< angle, x, y, z (AXIS_ANGLE); Blender's default axis is +Y
   Eigen::Vector3d scale = Eigen::Vector3d::Ones();
+  BBonePose bbone;  ///< B-Bone channels (used by bendy bones only)
 };
 
 /// A pose for a skeleton: one BonePose per skeleton bone (same order).

@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 
+#include "rigfit/bbone.hpp"
 #include "rigfit/rig.hpp"
 
 namespace rigfit {
@@ -39,6 +40,9 @@ struct Skeleton {
   std::vector<InheritScale> inherit_scale;
   std::vector<std::uint8_t> local_location;     ///< use_local_location
   std::vector<RotationMode> rotation_mode;      ///< the rig's rotation_mode (MPFB forces XYZ for standard rigs)
+  /// B-Bone settings per bone (custom handles as indices of this skeleton); empty: no bone of the
+  /// rig has a `bendy_bone` entry (all plain bones).
+  std::vector<BBone> bbones;
 
   /// Per bone, the worn asset whose sub-rig it comes from ("" for the main rig's bones); empty when
   /// no sub-rig is joined. A sub-rig bone's `source` indexes that sub-rig's bones.

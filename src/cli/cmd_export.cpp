@@ -14,7 +14,7 @@ struct ExportArgs {
   std::vector<std::string> rotate, rotate_quat;
   bool apply_pose_as_rest = false;
   std::string out, format, report;
-  bool embed = false, quantize = false, keep_helpers = false, keep_hidden = false, compress = false, deform_only = false;
+  bool embed = false, quantize = false, keep_helpers = false, keep_hidden = false, compress = false, deform_only = false, no_bake = false;
   int influences = 4;
   int weight_bits = 8;
   int threads = 2;
@@ -30,6 +30,7 @@ int runExport(const ExportArgs& a) {
                                  .keep_helpers = a.keep_helpers,
                                  .keep_hidden = a.keep_hidden,
                                  .deform_only = a.deform_only,
+                                 .keep_bendy_bones = a.no_bake,
                                  .compress = a.compress,
                                  .threads = a.threads};
   for (const auto& text : a.morphs) {
@@ -86,6 +87,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--quantize", args->quantize, "glTF: weights as normalised unsigned integers that sum exactly to 1");
   cmd->add_option("--weight-bits", args->weight_bits, "bits of quantised weights")->check(CLI::IsMember({8, 16}));
   cmd->add_flag("--deform-only", args->deform_only, "keep only bones that carry weight, re-parented across removed ones, one root");
+  cmd->add_flag("--no-bake", args->no_bake, "keep bendy bones as single joints (default: a chain of joints per bendy bone)");
   cmd->add_flag("--keep-hidden", args->keep_hidden, "keep the body faces the worn clothes hide (default: removed)");
   cmd->add_flag("--keep-helpers", args->keep_helpers, "keep helper geometry and joint cubes");
   cmd->add_flag("--compress", args->compress, ".g4b: Zstandard-compress the JSON and buffer chunks");

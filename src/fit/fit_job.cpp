@@ -173,6 +173,17 @@ void copyBoneSettings(const PreparedRig& p, Skeleton& s) {
     s.local_location[k] = p.local_location[i];
     s.rotation_mode[k] = p.rotation_mode[i];
   }
+  // B-Bone settings, custom handles re-indexed to the skeleton (a removed handle bone: none).
+  s.bbones.clear();
+  if (p.bbones.empty()) return;
+  std::vector<int> at(p.names.size(), -1);
+  for (std::size_t k = 0; k < n; ++k) at[s.source[k]] = static_cast<int>(k);
+  s.bbones.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    BBone& b = s.bbones[k] = p.bbones[s.source[k]];
+    if (b.custom_handle_start >= 0) b.custom_handle_start = at[static_cast<std::size_t>(b.custom_handle_start)];
+    if (b.custom_handle_end >= 0) b.custom_handle_end = at[static_cast<std::size_t>(b.custom_handle_end)];
+  }
 }
 
 // Blender's rest and local frames of the fitted bones. cos/sin of the file's rolls come from the

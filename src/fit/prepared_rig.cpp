@@ -60,6 +60,7 @@ class Preparer {
       p.local_location.push_back(b.use_local_location);
       p.rotation_mode.push_back(b.rotation_mode);
     }
+    RIGFIT_TRY(readBendyBones(p));
     p.cube_offsets.push_back(0);
     for (const auto& c : cubes_) {
       for (const auto& r : groups_.ranges[c]) p.cube_ranges.push_back(r);
@@ -72,6 +73,24 @@ class Preparer {
   }
 
  private:
+  // Typed `bendy_bone` settings (custom handles as rig indices), when any bone has an entry.
+  Status readBendyBones(PreparedRig& p) const {
+    const auto find = [this](std::string_view name) {
+      for (std::size_t k = 0; k < rig_.bones.size(); ++k)
+        if (rig_.bones[k].name == name) return static_cast<int>(k);
+      return -1;
+    };
+    for (std::size_t i = 0; i < rig_.bones.size(); ++i) {
+      const Json* entry = rig_.bones[i].json.find("bendy_bone");
+      if (!entry) continue;
+      auto bb = readBendyBone(*entry, rig_.label + ": " + jsonPathKey(jsonPathKey("bones", rig_.bones[i].name), "bendy_bone"), find);
+      if (!bb) return bb.error();
+      p.bbones.resize(rig_.bones.size());
+      p.bbones[i] = *bb;
+    }
+    return {};
+  }
+
   Error fail(std::size_t bone, const std::string& key, const std::string& what, ErrorCode code) const {
     return makeError(code, rig_.label + ": " + jsonPathKey("bones", rig_.bones[bone].name) + key + ": " + what);
   }

@@ -7,6 +7,7 @@
 
 #include <Eigen/LU>
 
+#include "rigfit/bbone_bake.hpp"
 #include "rigfit/export_model.hpp"
 #include "rigfit/file_io.hpp"
 #include "rigfit/g4mf.hpp"
@@ -130,8 +131,8 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   Mesh posed_mesh;
   std::vector<Mesh> posed_more;  // meshes[1..] posed (empty at rest)
   std::vector<Eigen::Matrix4d> bind;  // empty: the rest pose (no copy)
+  Pose pose;
   if (pose_request.any()) {
-    Pose pose;
     std::vector<PoseWarning> pw;
     RIGFIT_TRY(buildPose(data, c, pose_request, pose, &pw));
     for (const auto& w : pw) out.warnings.push_back(w.message);
@@ -158,8 +159,25 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   };
   mesh = &visible(0, *mesh);
   std::vector<const Mesh*> bind_meshes{mesh};  // each mesh as exported
+  // Bendy bones become joint chains with their weights split over them (unless kept as joints).
+  const Skeleton* skeleton = &c.fit.skeleton;
+  Skeleton baked;
+  std::vector<Skin> baked_skins;
+  std::vector<Eigen::Matrix4d> baked_bind;
+  const bool bake = !o.keep_bendy_bones && hasBendyBones(c.fit.skeleton);
+  if (bake) {
+    baked = bakeBendySkeleton(c.fit.skeleton);
+    skeleton = &baked;
+    for (const CharacterMesh& cm : c.meshes) baked_skins.push_back(bakeBendySkin(c.fit.skeleton, cm.skin, cm.mesh.positions));
+    if (!bind.empty()) {
+      baked_bind.resize(baked.size());
+      bakedPoseMatrices(c.fit.skeleton, pose, bind, baked_bind);
+    }
+  }
+  const auto skinOf = [&](std::size_t m) -> const Skin& { return bake ? baked_skins[m] : c.meshes[m].skin; };
+  const std::span<const Eigen::Matrix4d> model_bind = bake ? std::span<const Eigen::Matrix4d>(baked_bind) : bind;
   const ExportOptions model_options{.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads};
-  auto model = buildExportModel(*mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, model_options, mesh->positions, bind);
+  auto model = buildExportModel(*mesh, *skeleton, &skinOf(0), &c.body().groups, model_options, mesh->positions, model_bind);
   if (!model) return model.error();
   model->meshes[0].name = c.body().name;
   model->meshes[0].material = c.body().material;
@@ -168,8 +186,8 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
     const Mesh& at_bind = visible(m, posed_more.empty() ? extra.mesh : posed_more[m - 1]);
     bind_meshes.push_back(&at_bind);
     const VertexGroups* groups = extra.groups.ranges.empty() ? nullptr : &extra.groups;
-    RIGFIT_TRY(addExportMesh(*model, c.fit.skeleton, at_bind, extra.skin, extra.name, extra.material, model_options, groups,
-                             at_bind.positions, bind));
+    RIGFIT_TRY(addExportMesh(*model, *skeleton, at_bind, skinOf(m), extra.name, extra.material, model_options, groups,
+                             at_bind.positions, model_bind));
   }
   ExportMesh& body = model->meshes[0];
   if (!o.morphs.empty()) RIGFIT_TRY(addMorphs(data, c, bind_meshes, bind, o, *model));
@@ -179,11 +197,11 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   report.rig = c.rig_name;
   report.joints = model->names.size();
   if (o.deform_only) {
-    std::vector<std::uint8_t> kept(c.fit.skeleton.size(), 0);
+    std::vector<std::uint8_t> kept(skeleton->size(), 0);
     for (int b : model->source_bones) kept[static_cast<std::size_t>(b)] = 1;
     report.removed_bones.emplace();
     for (std::size_t b = 0; b < kept.size(); ++b)
-      if (!kept[b]) report.removed_bones->push_back(c.fit.skeleton.names[b]);
+      if (!kept[b]) report.removed_bones->push_back(skeleton->names[b]);
   }
   report.weights.file = std::filesystem::path(c.weights_label).filename().string();
   for (const auto& [key, value] : c.weights_statements.members()) report.weights.statements.emplace_back(key, value.asString());

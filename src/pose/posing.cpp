@@ -34,9 +34,18 @@ Status buildPose(const DataSource& data, const Character& c, const PoseRequest& 
 
 namespace {
 
+// What bendy bones add to a skinning job: vertices weighted to them are deformed again by their
+// B-Bone joints (null: the skeleton has none).
+struct BendySkinning {
+  const Skeleton& skeleton;
+  const BBoneSkinning& bb;
+  std::span<const Eigen::Matrix4d> skinning;
+};
+
 // One mesh through the skinning job `base` (matrices, mode, threads set): its positions, and its
 // OBJ normals, each with the influences of the first vertex that uses it.
-Status skinMesh(const Mesh& mesh, const Skin& skin, const SkinningJob& base, std::vector<float>& positions, std::vector<float>& normals) {
+Status skinMesh(const Mesh& mesh, const Skin& skin, const SkinningJob& base, const BendySkinning* bendy,
+                std::vector<float>& positions, std::vector<float>& normals) {
   auto layout = SkinningLayout::build(skin);
   if (!layout) return layout.error();
   positions.assign(mesh.positions.size(), 0.0f);
@@ -45,6 +54,8 @@ Status skinMesh(const Mesh& mesh, const Skin& skin, const SkinningJob& base, std
   job.in_positions = mesh.positions;
   job.out_positions = positions;
   if (!job.run()) return makeError(ErrorCode::kUsage, "pose: the skinning job rejected its inputs");
+  if (bendy)
+    skinBendyVertices(bendy->skeleton, bendy->bb, bendy->skinning, skin, base.dual_quaternion, mesh.positions, {}, positions, {});
   normals.clear();
   const std::size_t nn = mesh.normals.size() / 3;
   if (nn == 0) return {};
@@ -81,6 +92,8 @@ Status skinMesh(const Mesh& mesh, const Skin& skin, const SkinningJob& base, std
   nj.in_normals = mesh.normals;
   nj.out_normals = normals;
   if (!nj.run()) return makeError(ErrorCode::kUsage, "pose: the normal skinning job rejected its inputs");
+  if (bendy)
+    skinBendyVertices(bendy->skeleton, bendy->bb, bendy->skinning, vs, base.dual_quaternion, pos, mesh.normals, pos_out, normals);
   return {};
 }
 
@@ -101,10 +114,15 @@ Status poseCharacter(const Character& c, const Pose& pose, bool dual_quaternion,
   job.rest_matrices = rest;
   job.dual_quaternion = dual_quaternion;
   job.threads = threads;
-  RIGFIT_TRY(skinMesh(c.body().mesh, c.body().skin, job, out.positions, out.normals));
+  // Bendy bones (B-Bones): their joints' deform matrices for this pose.
+  BBoneSkinning bb;
+  bboneSkinningMatrices(s, pose, out.pose_matrices, bb);
+  const BendySkinning bendy{s, bb, skinning};
+  const BendySkinning* bendy_ptr = bb.empty() ? nullptr : &bendy;
+  RIGFIT_TRY(skinMesh(c.body().mesh, c.body().skin, job, bendy_ptr, out.positions, out.normals));
   out.more.resize(c.meshes.size() - 1);
   for (std::size_t m = 1; m < c.meshes.size(); ++m)
-    RIGFIT_TRY(skinMesh(c.meshes[m].mesh, c.meshes[m].skin, job, out.more[m - 1].positions, out.more[m - 1].normals));
+    RIGFIT_TRY(skinMesh(c.meshes[m].mesh, c.meshes[m].skin, job, bendy_ptr, out.more[m - 1].positions, out.more[m - 1].normals));
   return {};
 }
 

@@ -23,6 +23,11 @@ python3 "$SRC/tests/export/map_weights.py" "$DATA" rigify "$TMP/w.rigify.json"
   --morph expression/units/caucasian/mouth-open=jawOpen --morph expression/units/caucasian/eye-left-closure
 "$RIGFIT" export --data "$DATA" --rig mixamo --out "$TMP/morphs.z.g4b" --compress --keep-helpers --morph nose/nose-base-up
 files+=("$TMP/openpose.deform.g4tf" "$TMP/default.deform.g4b" "$TMP/rigify.deform.g4tf" "$TMP/morphs.g4tf" "$TMP/morphs.z.g4b")
+# Bendy bones baked to joint chains (see gltf_validate.sh).
+python3 "$SRC/tests/export/bendy_rig.py" "$DATA" "$SRC" "$TMP/rig.bendy.json"
+"$RIGFIT" export --data "$DATA" --rig "$TMP/rig.bendy.json" --weights "$DATA/rigs/standard/weights.game_engine.json" --out "$TMP/bendy.g4b"
+"$RIGFIT" export --data "$DATA" --rig "$TMP/rig.bendy.json" --weights "$DATA/rigs/standard/weights.game_engine.json" --out "$TMP/bendy.g4tf" --deform-only
+files+=("$TMP/bendy.g4b" "$TMP/bendy.g4tf")
 "$RIGFIT" validate --quiet "${files[@]}"
 bash "$SRC/tools/g4mf/check.sh" "${files[@]}"
 echo "${#files[@]} passed, 0 failed"

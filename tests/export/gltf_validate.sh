@@ -43,5 +43,18 @@ deform game_engine 52 --rig game_engine --influences 8
 deform openpose 22 --rig openpose --quantize
 deform default 52 --rig default --weights "$TMP/w.default.json"
 deform rigify 52 --rig rigify.human --weights "$TMP/w.rigify.json"
+# Bendy bones baked to joint chains (game_engine with B-Bone settings on three bones: 15 joints
+# more), also posed as the bind pose; and kept as single joints (--no-bake).
+python3 "$SRC/tests/export/bendy_rig.py" "$DATA" "$SRC" "$TMP/rig.bendy.json"
+bendy() {  # bendy NAME JOINTS ARGS...
+  local name=$1 joints=$2
+  shift 2
+  "$RIGFIT" export --data "$DATA" --rig "$TMP/rig.bendy.json" --weights "$DATA/rigs/standard/weights.game_engine.json" "$@" --out "$TMP/$name.glb" --report "$TMP/$name.report.json"
+  grep -q "\"joints\": $joints," "$TMP/$name.report.json" || { echo "$name: expected $joints joints"; cat "$TMP/$name.report.json"; exit 1; }
+  files+=("$TMP/$name.glb")
+}
+bendy bendy 68
+bendy bendy.posed 68 --rotate upperarm_l=0,30,40 --rotate spine_02=15,0,0 --apply-pose-as-rest --influences 8
+bendy bendy.kept 53 --no-bake
 node "$VALIDATOR" "${files[@]}"
 echo "${#files[@]} passed, 0 failed"

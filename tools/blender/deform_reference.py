@@ -76,6 +76,11 @@ def parse_args():
     g.add_argument("--rotate", action="append", metavar="BONE=RX,RY,RZ",
                    help="XYZ Euler rotation in degrees of one pose bone (repeatable)")
     p.add_argument("--dqs", action="store_true", help="use_deform_preserve_volume (dual quaternions)")
+    p.add_argument("--bendy", metavar="JSON",
+                   help='B-Bone settings to add, as a rig\'s "bendy_bone" entries: {"BONE": {"segments": 4, ...}, ...}; '
+                        "set on the edit bones as MPFB does (bbone_<key>)")
+    p.add_argument("--golden-bones", action="store_true",
+                   help="with --bendy: keep only vertices weighted to a --bendy bone in the golden")
     p.add_argument("--keep-rotation-modes", action="store_true",
                    help="do not force XYZ rotation mode on standard rigs")
     p.add_argument("--out", metavar="JSON", help="write all deformed vertices")
@@ -256,6 +261,19 @@ def main():
         if ob.matrix_world != Matrix.Identity(4):
             raise RuntimeError("%s does not have an identity transform" % ob.name)
 
+    bendy = json.loads(args.bendy) if args.bendy else {}
+    if bendy:
+        # MPFB sets each bendy_bone key as bbone_<key> on the edit bone.
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.mode_set(mode='EDIT')
+        for name, entry in bendy.items():
+            eb = arm.data.edit_bones[name]
+            for k, v in entry.items():
+                if k.startswith("custom_handle_"):
+                    v = arm.data.edit_bones[v] if v else None
+                setattr(eb, "bbone_" + k, v)
+        bpy.ops.object.mode_set(mode='OBJECT')
+
     # weights, parent, modifier
     bone_groups, skipped, entries = load_weights(body, arm, wpath)
     counts, sums = influences(body, bone_groups)
@@ -351,8 +369,13 @@ def main():
 
     if args.golden:
         every = max(1, args.golden_every)
+        keep = range(0, nv, every)
+        if args.golden_bones and bendy:
+            groups = {body.vertex_groups[n].index for n in bendy if n in body.vertex_groups}
+            hit = [i for i, v in enumerate(body.data.vertices) if any(g.group in groups and g.weight > 0 for g in v.groups)]
+            keep = hit[::every]
         lines = ["[%d, %s, %s, %s]" % (i, f32_repr(coords[i][0]), f32_repr(coords[i][1]), f32_repr(coords[i][2]))
-                 for i in range(0, nv, every)]
+                 for i in keep]
         rigfit_args = ["pose", "--rig", rig_name]
         if body_name != "base":
             rigfit_args += ["--macro", body_name] + (["--ground"] if args.golden_ground else [])
@@ -378,6 +401,8 @@ def main():
             "vertex_count": nv,
             "every": every,
         }
+        if bendy:
+            head["bendy"] = bendy
         text = json.dumps(head)[:-1] + ', "vertices": [\n' + ",\n".join(lines) + "\n]}\n"
         check = json.loads(text)
         if len(check["vertices"]) != len(lines):
