@@ -118,6 +118,16 @@ Expected<SubrigJoin> joinSubrig(Character& c, const CharacterMesh& asset_mesh, c
     s.rotation_mode.push_back(sub.rotation_mode[b]);
     s.subrig_of.push_back(join.asset_name);
   }
+  // B-Bone settings: the sub-rig's, custom handles re-indexed; defaults for the others.
+  if (!sub.bbones.empty() || !s.bbones.empty()) {
+    s.bbones.resize(join.first);
+    for (std::size_t b = 0; b < sub.size(); ++b) {
+      BBone bone = sub.bbones.empty() ? BBone{} : sub.bbones[b];
+      for (int* handle : {&bone.custom_handle_start, &bone.custom_handle_end})
+        if (*handle >= 0) *handle += static_cast<int>(join.first);
+      s.bbones.push_back(bone);
+    }
+  }
   // A root put under a main bone is re-expressed relative to it (its rest matrix stays as fitted).
   for (std::size_t b = 0; b < sub.size(); ++b) {
     if (root_parent[b] == kNoParent) continue;

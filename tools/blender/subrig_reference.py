@@ -11,10 +11,10 @@ MPFB builds the body and rig (asset_reference.make_body, HumanService.add_builti
 hair/ponytail01 with HumanService.add_mhclo_asset, which loads its .mpfbskel sub-rig, resolves the
 root's CHILD_OF JOINTS reference against the live main rig and binds it. The script reads back
 the sub-rig's bones and constraints, then poses the main rig's CHILD_OF target bone and the
-sub-rig's non-bendy bones (rigid motions of the bendy chain, so its B-Bone segments stay straight
-relative to it) and records Blender's own result: PoseBone.matrix of the sub-rig bones and the
-ponytail mesh as the depsgraph evaluates it (main Armature modifier, then the Armature Subrig
-modifier mixed by mhmask-subrig).
+sub-rig's bones (first rigid motions of the bendy chain, then bends along it, which curve its
+B-Bones) and records Blender's own result: PoseBone.matrix of the sub-rig bones and the ponytail
+mesh as the depsgraph evaluates it (main Armature modifier, then the Armature Subrig modifier
+mixed by mhmask-subrig).
 """
 
 import argparse
@@ -33,6 +33,12 @@ POSES = {
     "target_and_subrig": [("main", "@target", (-20.0, 12.0, -8.0)),
                           ("sub", "root", (0.0, 0.0, 10.0)),
                           ("sub", "ponytail", (-30.0, 5.0, 20.0))],
+    # Bends along the bendy chain: the B-Bone curves of ponytail1..4 bend with them.
+    "bend": [("main", "@target", (10.0, 0.0, 5.0)),
+             ("sub", "ponytail1", (35.0, 0.0, 10.0)),
+             ("sub", "ponytail2", (25.0, -10.0, 0.0)),
+             ("sub", "ponytail3", (-20.0, 15.0, 5.0)),
+             ("sub", "ponytail4", (30.0, 0.0, -25.0))],
 }
 STRIDE = 7  # every 7th ponytail vertex (about 530 of 3,718)
 
