@@ -62,6 +62,9 @@ struct PreparedRig {
   std::vector<InheritScale> inherit_scale;
   std::vector<std::uint8_t> local_location;
   std::vector<RotationMode> rotation_mode;
+  /// Per rig bone, its constraints with targets resolved to rig bone indices; empty: no bone has any.
+  std::vector<std::vector<Constraint>> constraints;
+  std::string label;                    ///< the rig file (for messages)
   std::vector<std::uint32_t> order;     ///< parents-first (depth-first, children in rig order)
   std::vector<std::uint32_t> rank;      ///< rank[rig index] = position in `order`
   std::vector<FitWarning> warnings;     ///< fallbacks decided while preparing

@@ -40,6 +40,12 @@ struct Skeleton {
   std::vector<std::uint8_t> local_location;     ///< use_local_location
   std::vector<RotationMode> rotation_mode;      ///< the rig's rotation_mode (MPFB forces XYZ for standard rigs)
 
+  /// Bone constraints per bone, in stack order, targets resolved to bone indices; empty: none.
+  std::vector<std::vector<Constraint>> constraints;
+  /// An order in which every bone comes after its parent and its constraints' targets (Blender's
+  /// dependency order); empty: index order.
+  std::vector<std::uint32_t> eval_order;
+
   std::size_t size() const { return names.size(); }
   /// Index of a bone by name, or -1.
   int find(std::string_view name) const;

@@ -175,6 +175,26 @@ void copyBoneSettings(const PreparedRig& p, Skeleton& s) {
   }
 }
 
+// The rig's constraints on the fitted skeleton: targets as skeleton slots (a removed bone: -1),
+// then their evaluation order and rest-pose binding.
+Status placeConstraints(const PreparedRig& p, Skeleton& s) {
+  const std::size_t n = s.size();
+  std::vector<int> slot(p.names.size(), -1);
+  for (std::size_t k = 0; k < n; ++k) slot[s.source[k]] = static_cast<int>(k);
+  auto remap = [&](ConstraintTarget& t) {
+    if (t.bone >= 0) t.bone = slot[static_cast<std::size_t>(t.bone)];
+  };
+  s.constraints.assign(n, {});
+  for (std::size_t k = 0; k < n; ++k) {
+    s.constraints[k] = p.constraints[s.source[k]];
+    for (Constraint& c : s.constraints[k]) {
+      for (ConstraintTarget& t : c.targets) remap(t);
+      remap(c.space);
+    }
+  }
+  return prepareConstraints(s, p.label);
+}
+
 // Blender's rest and local frames of the fitted bones. cos/sin of the file's rolls come from the
 // prepared rig; rolls set by a roll strategy vary.
 void restFrames(const PreparedRig& p, Skeleton& s, FitResult::Scratch& scratch) {
@@ -241,6 +261,9 @@ Status fitSkeleton(const PreparedRig& p, std::span<const float> positions, FitRe
   if (!removed.empty()) compactRemoved(p, removed, s);
   copyBoneSettings(p, s);
   restFrames(p, s, out.scratch);
+  if (!p.constraints.empty()) return placeConstraints(p, s);
+  s.constraints.clear();
+  s.eval_order.clear();
   return {};
 }
 
