@@ -136,15 +136,60 @@ Vec3 matrixToCompatibleEuler(const Mat3& m, const Vec3& old, RotationMode order)
   return (e1 - old).cwiseAbs().sum() > (e2 - old).cwiseAbs().sum() ? e2 : e1;
 }
 
-// A unit quaternion (w, x, y, z) with w >= 0 from a matrix's rotation (columns normalised; a
-// negative determinant flips the matrix first, as Blender does).
+// Blender 3.4's mat3_normalized_to_quat_fast on a matrix with unit columns (not necessarily
+// orthogonal: the branch decides which entries a sheared matrix's quaternion comes from; Mike
+// Day's method, w >= 0), normalised only when its squared length is off by 0.0006 or more.
+Eigen::Quaterniond unitMatrixToQuat(const Mat3& m) {
+  double w, x, y, z;
+  if (m(2, 2) < 0.0) {
+    if (m(0, 0) > m(1, 1)) {
+      double s = 2.0 * std::sqrt(1.0 + m(0, 0) - m(1, 1) - m(2, 2));
+      if (m(2, 1) < m(1, 2)) s = -s;
+      x = 0.25 * s;
+      s = 1.0 / s;
+      w = (m(2, 1) - m(1, 2)) * s;
+      y = (m(1, 0) + m(0, 1)) * s;
+      z = (m(0, 2) + m(2, 0)) * s;
+    } else {
+      double s = 2.0 * std::sqrt(1.0 - m(0, 0) + m(1, 1) - m(2, 2));
+      if (m(0, 2) < m(2, 0)) s = -s;
+      y = 0.25 * s;
+      s = 1.0 / s;
+      w = (m(0, 2) - m(2, 0)) * s;
+      x = (m(1, 0) + m(0, 1)) * s;
+      z = (m(2, 1) + m(1, 2)) * s;
+    }
+  } else if (m(0, 0) < -m(1, 1)) {
+    double s = 2.0 * std::sqrt(1.0 - m(0, 0) - m(1, 1) + m(2, 2));
+    if (m(1, 0) < m(0, 1)) s = -s;
+    z = 0.25 * s;
+    s = 1.0 / s;
+    w = (m(1, 0) - m(0, 1)) * s;
+    x = (m(0, 2) + m(2, 0)) * s;
+    y = (m(2, 1) + m(1, 2)) * s;
+  } else {
+    double s = 2.0 * std::sqrt(1.0 + m(0, 0) + m(1, 1) + m(2, 2));
+    w = 0.25 * s;
+    s = 1.0 / s;
+    x = (m(2, 1) - m(1, 2)) * s;
+    y = (m(0, 2) - m(2, 0)) * s;
+    z = (m(1, 0) - m(0, 1)) * s;
+  }
+  Eigen::Quaterniond q(w, x, y, z);
+  const double len_sq = q.squaredNorm();
+  if (!std::isfinite(len_sq)) return Eigen::Quaterniond(1.0, 0.0, 0.0, 0.0);
+  if (std::abs(len_sq - 1.0) >= static_cast<double>(0.0002f * 3)) {
+    if (len_sq > 0.0) q.coeffs() /= std::sqrt(len_sq);
+    else q = Eigen::Quaterniond(1.0, 0.0, 0.0, 0.0);
+  }
+  return q;
+}
+
+// mat3_to_quat / mat4_to_quat: columns normalised, a negative determinant flipped first.
 Eigen::Quaterniond matrixToQuat(const Mat3& m) {
   Mat3 u = unitColumns(m);
   if (u.determinant() < 0.0) u = -u;
-  Eigen::Quaterniond q(u);
-  q.normalize();
-  if (q.w() < 0.0) q.coeffs() = -q.coeffs();
-  return q;
+  return unitMatrixToQuat(u);
 }
 
 // mat3_to_rot_size: unit axes and their lengths; a negative determinant negates both.
@@ -205,7 +250,8 @@ Mat4 interpolate(const Mat4& a, const Mat4& b, double t) {
   polar(b.topLeftCorner<3, 3>(), ub, pb);
   const Eigen::Quaterniond q = slerpShortest(matrixToQuat(ua), matrixToQuat(ub), t);
   Mat4 r = Mat4::Identity();
-  r.topLeftCorner<3, 3>() = q.normalized().toRotationMatrix() * (pa + (pb - pa) * t);
+  // Not normalised: where slerp falls back to lerp, Blender uses the slightly short quaternion as is.
+  r.topLeftCorner<3, 3>() = q.toRotationMatrix() * (pa + (pb - pa) * t);
   r.topRightCorner<3, 1>() = a.topRightCorner<3, 1>() + (b.topRightCorner<3, 1>() - a.topRightCorner<3, 1>()) * t;
   return r;
 }
@@ -635,7 +681,7 @@ class Evaluator {
       const double range = bulge_max - 1.0;
       const double scale_fac = range > 0.0 ? 1.0 / range : 0.0;
       const double soft = 1.0 + range * std::atan((bulge - 1.0) * scale_fac) / (std::numbers::pi / 2);
-      bulge = soft + (hard - soft) * c.bulge_smooth;
+      bulge = c.bulge_smooth * soft + (1.0 - c.bulge_smooth) * hard;  // Blender's interpf(soft, hard, smooth)
     }
     if (bulge < 1.0 && c.use_bulge_min) {
       const double bulge_min = std::clamp(c.bulge_min, 0.0, 1.0);
@@ -643,7 +689,7 @@ class Evaluator {
       const double range = 1.0 - bulge_min;
       const double scale_fac = range > 0.0 ? 1.0 / range : 0.0;
       const double soft = 1.0 - range * std::atan((1.0 - bulge) * scale_fac) / (std::numbers::pi / 2);
-      bulge = soft + (hard - soft) * c.bulge_smooth;
+      bulge = c.bulge_smooth * soft + (1.0 - c.bulge_smooth) * hard;  // Blender's interpf(soft, hard, smooth)
     }
     switch (c.volume) {
       case 0: scale[0] = scale[2] = std::sqrt(bulge); break;

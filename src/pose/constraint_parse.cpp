@@ -82,9 +82,8 @@ class ConstraintReader {
         }
     std::string list;
     for (std::size_t k = 0; k < N; ++k) list += (k ? (k + 1 == N ? " or " : ", ") : "") + std::string(names[k]);
-    return fail(key, (v->isString() ? "unknown value \"" + v->asString() + "\"" : std::string("expected a string, found ") +
-                                                                                    jsonTypeName(v->type())) +
-                         " (expected " + list + ")");
+    if (!v->isString()) return fail(key, "expected one of " + list + ", found " + jsonTypeName(v->type()));
+    return fail(key, "unknown value \"" + v->asString() + "\" (expected " + list + ")");
   }
 
   template <typename E, std::size_t N>
@@ -316,8 +315,7 @@ class ConstraintReader {
 
 Expected<std::vector<Constraint>> parseConstraints(const Json& constraints, std::string_view label, std::string_view path) {
   if (!constraints.isArray())
-    return makeError(ErrorCode::kSchema, std::string(label) + ": " + std::string(path) + ": expected an array, found " +
-                                             jsonTypeName(constraints.type()));
+    return makeError(ErrorCode::kSchema, std::string(label) + ": " + std::string(path) + ": expected an array");
   std::vector<Constraint> out(constraints.size());
   for (std::size_t k = 0; k < constraints.size(); ++k)
     RIGFIT_TRY(ConstraintReader(label, jsonPathIndex(path, k)).read(constraints.items()[k], out[k]));

@@ -123,6 +123,8 @@ def synthetic_rig(rng):
     for own in SPACES_OWNER:
         for tar in SPACES_TARGET:
             ht = head_tails[k % 3]
+            # Tracking the target's origin from the same local space is degenerate at rest (both at 0).
+            ht_track = 0.4 if own == tar and own in ("LOCAL_WITH_PARENT", "LOCAL") else ht
             tb = "tgt" if k % 2 == 0 else "tgt_child"
             owner(f"loc{k}", [base("COPY_LOCATION", own, tar, k, tb, head_tail=ht, use_offset=k % 4 == 1,
                                    invert_y=k % 5 == 2, use_z=k % 7 != 3)])
@@ -137,10 +139,10 @@ def synthetic_rig(rng):
                                              "AFTER_SPLIT")[k % 7], remove_target_shear=k % 2 == 1)])
             owner(f"chd{k}", [base("CHILD_OF", own, tar, k, tb, use_rotation_y=k % 4 != 2, use_scale_z=k % 3 != 1,
                                    use_location_x=k % 5 != 3)])
-            owner(f"dmp{k}", [base("DAMPED_TRACK", own, tar, k, tb, head_tail=ht,
+            owner(f"dmp{k}", [base("DAMPED_TRACK", own, tar, k, tb, head_tail=ht_track,
                                    track_axis=("TRACK_X", "TRACK_Y", "TRACK_Z", "TRACK_NEGATIVE_X", "TRACK_NEGATIVE_Y",
                                                "TRACK_NEGATIVE_Z")[k % 6])])
-            owner(f"str{k}", [base("STRETCH_TO", own, tar, k, tb, head_tail=ht,
+            owner(f"str{k}", [base("STRETCH_TO", own, tar, k, tb, head_tail=ht_track,
                                    volume=("VOLUME_XZX", "VOLUME_X", "VOLUME_Z", "NO_VOLUME")[k % 4],
                                    keep_axis=("PLANE_X", "PLANE_Z", "SWING_Y")[k % 3], bulge=(1.0, 2.0, 0.5)[k % 3],
                                    use_bulge_min=k % 2 == 0, use_bulge_max=k % 3 == 0, bulge_min=0.6, bulge_max=1.5,
