@@ -1,10 +1,12 @@
 // prepareRig: everything about a fit that does not depend on vertex positions.
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "fit/bone_order.hpp"
+#include "pose/pose_internal.hpp"
 #include "rigfit/fit.hpp"
 
 namespace rigfit {
@@ -57,6 +59,13 @@ class Preparer {
     }
     p.label = rig_.label;
     resolveConstraintTargets(p);
+    if (!p.constraints.empty()) {
+      RIGFIT_TRY(detail::constraintOrder(nb, p.parent.data(), p.constraints, p.names, p.label, p.constraint_order));
+      if (p.constraint_order.empty()) {  // the file's order already has every dependency first
+        p.constraint_order.resize(nb);
+        std::iota(p.constraint_order.begin(), p.constraint_order.end(), 0u);
+      }
+    }
     p.cube_offsets.push_back(0);
     for (const auto& c : cubes_) {
       for (const auto& r : groups_.ranges[c]) p.cube_ranges.push_back(r);

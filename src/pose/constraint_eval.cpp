@@ -855,49 +855,69 @@ void poseMatricesConstrained(const Skeleton& skeleton, const Pose& pose, std::sp
   }
 }
 
-Status bindConstraintsAtRest(Skeleton& skeleton, std::string_view label) {
-  const std::size_t n = skeleton.size();
-  // Dependency order: parents and constraint targets first (Blender's depsgraph); a cycle is an error.
-  std::vector<std::vector<std::uint32_t>> deps(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (skeleton.parents[i] >= 0) deps[i].push_back(static_cast<std::uint32_t>(skeleton.parents[i]));
-    if (i >= skeleton.constraints.size()) continue;
-    for (const Constraint& c : skeleton.constraints[i]) {
-      for (const ConstraintTarget& t : c.targets) {
-        const int b = t.parent_reference ? t.main_bone : t.bone;
-        if (b >= 0 && static_cast<std::size_t>(b) != i) deps[i].push_back(static_cast<std::uint32_t>(b));
-        if (b >= 0 && static_cast<std::size_t>(b) == i && !c.mute && c.evaluated())
-          return makeError(ErrorCode::kSchema, std::string(label) + ": " + jsonPathKey("bones", skeleton.names[i]) +
-                                                   ": a constraint targets its own bone");
-      }
-      if (c.space.bone >= 0 && static_cast<std::size_t>(c.space.bone) != i) deps[i].push_back(static_cast<std::uint32_t>(c.space.bone));
+Status constraintOrder(std::size_t n, const int* parents, const std::vector<std::vector<Constraint>>& constraints,
+                       std::span<const std::string> names, std::string_view label, std::vector<std::uint32_t>& order) {
+  order.clear();
+  // Bone i depends on its parent and on its constraints' target and space bones.
+  auto forEachTarget = [&constraints](std::size_t i, auto&& f) -> Status {
+    if (i >= constraints.size()) return {};
+    for (const Constraint& c : constraints[i]) {
+      for (const ConstraintTarget& t : c.targets) RIGFIT_TRY(f(c, t.parent_reference ? t.main_bone : t.bone));
+      RIGFIT_TRY(f(c, c.space.bone));
     }
+    return {};
+  };
+  bool ordered = true;  // every dependency before its bone: index order works
+  for (std::size_t i = 0; i < n; ++i) {
+    ordered = ordered && parents[i] < static_cast<int>(i);
+    RIGFIT_TRY(forEachTarget(i, [&](const Constraint& c, int b) -> Status {
+      if (b < 0) return {};
+      if (static_cast<std::size_t>(b) >= n)
+        return makeError(ErrorCode::kUsage, std::string(label) + ": " + jsonPathKey("bones", names[i]) + ": constraint \"" + c.name +
+                                                "\" targets bone index " + std::to_string(b) + " of a skeleton of " + std::to_string(n));
+      if (static_cast<std::size_t>(b) == i && !c.mute && c.evaluated())
+        return makeError(ErrorCode::kSchema, std::string(label) + ": " + jsonPathKey("bones", names[i]) + ": constraint \"" + c.name +
+                                                 "\" targets its own bone");
+      ordered = ordered && static_cast<std::size_t>(b) <= i;
+      return {};
+    }));
   }
+  if (ordered) return {};
+  std::vector<std::uint32_t> dep_start(n + 1), deps;
+  for (std::size_t i = 0; i < n; ++i) {
+    dep_start[i] = static_cast<std::uint32_t>(deps.size());
+    if (parents[i] >= 0) deps.push_back(static_cast<std::uint32_t>(parents[i]));
+    (void)forEachTarget(i, [&](const Constraint&, int b) -> Status {
+      if (b >= 0 && static_cast<std::size_t>(b) != i) deps.push_back(static_cast<std::uint32_t>(b));
+      return {};
+    });
+  }
+  dep_start[n] = static_cast<std::uint32_t>(deps.size());
   std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
-  std::vector<std::uint32_t> order;
   order.reserve(n);
-  std::vector<std::pair<std::uint32_t, std::size_t>> stack;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;  // bone, next dependency
   for (std::uint32_t root = 0; root < n; ++root) {
     if (state[root]) continue;
-    stack.push_back({root, 0});
+    stack.push_back({root, dep_start[root]});
     state[root] = 1;
     while (!stack.empty()) {
       auto& [b, next] = stack.back();
-      if (next < deps[b].size()) {
-        const std::uint32_t d = deps[b][next++];
+      if (next < dep_start[b + 1]) {
+        const std::uint32_t d = deps[next++];
         if (state[d] == 1) {
           std::string cycle;
           bool in = false;
           for (const auto& [sb, unused] : stack) {
             in = in || sb == d;
-            if (in) cycle += "\"" + skeleton.names[sb] + "\" -> ";
+            if (in) cycle += "\"" + names[sb] + "\" -> ";
           }
-          return makeError(ErrorCode::kSchema, std::string(label) + ": constraint targets and parents form a cycle: " + cycle + "\"" +
-                                                   skeleton.names[d] + "\"");
+          order.clear();
+          return makeError(ErrorCode::kSchema,
+                           std::string(label) + ": constraint targets and parents form a cycle: " + cycle + "\"" + names[d] + "\"");
         }
         if (state[d] == 0) {
           state[d] = 1;
-          stack.push_back({d, 0});
+          stack.push_back({d, dep_start[d]});
         }
         continue;
       }
@@ -906,34 +926,42 @@ Status bindConstraintsAtRest(Skeleton& skeleton, std::string_view label) {
       stack.pop_back();
     }
   }
-  bool identity = true;
-  for (std::size_t k = 0; k < n; ++k) identity = identity && order[k] == k;
-  if (identity) skeleton.eval_order.clear();
-  else skeleton.eval_order = std::move(order);
+  return {};
+}
+
+void bindAtRest(Skeleton& skeleton) {
   // CHILD_OF inverses and STRETCH_TO rest lengths still to be set are measured on the rest pose.
   bool pending = false;
   for (const auto& stack_i : skeleton.constraints)
     for (const Constraint& c : stack_i)
       pending = pending || (c.type == ConstraintType::kChildOf && c.set_inverse_pending) ||
                 (c.type == ConstraintType::kStretchTo && c.rest_length == 0.0);
-  if (pending) {
-    std::vector<Eigen::Matrix4d> out(n);
-    const Pose rest = Pose::rest(skeleton);
-    std::vector<std::vector<Constraint>> captured = skeleton.constraints;
-    Evaluator e(skeleton, rest, out, &captured);
-    if (skeleton.eval_order.size() == n) {
-      for (std::uint32_t i : skeleton.eval_order) e.bone(i);
-    } else {
-      for (std::size_t i = 0; i < n; ++i) e.bone(i);
-    }
-    skeleton.constraints = std::move(captured);
+  if (!pending) return;
+  const std::size_t n = skeleton.size();
+  std::vector<Eigen::Matrix4d> out(n);
+  const Pose rest = Pose::rest(skeleton);
+  std::vector<std::vector<Constraint>> captured = skeleton.constraints;
+  Evaluator e(skeleton, rest, out, &captured);
+  if (skeleton.eval_order.size() == n) {
+    for (std::uint32_t i : skeleton.eval_order) e.bone(i);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) e.bone(i);
   }
-  return {};
+  skeleton.constraints = std::move(captured);
 }
 
 }  // namespace detail
 
-Status prepareConstraints(Skeleton& skeleton, std::string_view label) { return detail::bindConstraintsAtRest(skeleton, label); }
+Status prepareConstraints(Skeleton& skeleton, std::string_view label) {
+  std::vector<std::uint32_t> order;
+  RIGFIT_TRY(detail::constraintOrder(skeleton.size(), skeleton.parents.data(), skeleton.constraints, skeleton.names, label, order));
+  bool identity = true;
+  for (std::size_t k = 0; k < order.size(); ++k) identity = identity && order[k] == k;
+  if (identity) skeleton.eval_order.clear();
+  else skeleton.eval_order = std::move(order);
+  detail::bindAtRest(skeleton);
+  return {};
+}
 
 std::vector<PoseWarning> constraintWarnings(const Skeleton& skeleton) {
   std::vector<PoseWarning> out;

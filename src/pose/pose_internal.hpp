@@ -3,7 +3,9 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -33,7 +35,11 @@ Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matr
 Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out);
 /// poseMatrices for a skeleton with constraints (constraint_eval.cpp).
 void poseMatricesConstrained(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out);
-/// prepareConstraints (constraint_eval.cpp).
-[[nodiscard]] Status bindConstraintsAtRest(Skeleton& skeleton, std::string_view label);
+/// An order of n bones with every bone after its parent and its constraints' target and space bones
+/// (empty when index order is one); errors name a cycle, a self-target or an index >= n.
+[[nodiscard]] Status constraintOrder(std::size_t n, const int* parents, const std::vector<std::vector<Constraint>>& constraints,
+                                     std::span<const std::string> names, std::string_view label, std::vector<std::uint32_t>& order);
+/// CHILD_OF inverses and STRETCH_TO rest lengths still unset, measured on the rest pose.
+void bindAtRest(Skeleton& skeleton);
 
 }  // namespace rigfit::detail
