@@ -56,7 +56,9 @@ struct ConstraintTarget {
   std::optional<Json> parent_reference;
   double weight = 1.0;      ///< ARMATURE targets
   int bone = -1;            ///< skeleton index once resolved; -1: unresolved or not a bone
-  int main_bone = -1;       ///< a parent reference resolved to a bone of the main rig's skeleton
+  /// A parent reference resolved by the sub-rig join: the bone's index in the joined skeleton
+  /// (the one the constraint is evaluated in); -1 while unresolved (the constraint is skipped).
+  int main_bone = -1;
 };
 
 /// What TRANSFORM maps (map_from / map_to).
@@ -143,7 +145,7 @@ struct Constraint {
 [[nodiscard]] Status prepareConstraints(Skeleton& skeleton, std::string_view label);
 
 /// One warning per constraint that posing skips or simplifies: types rigfit does not evaluate,
-/// targets that are not resolved or were removed, B-Bone shapes and envelopes (not evaluated).
+/// targets that are not resolved or were removed, ARMATURE envelopes (not evaluated).
 std::vector<PoseWarning> constraintWarnings(const Skeleton& skeleton);
 
 }  // namespace rigfit

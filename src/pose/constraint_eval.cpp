@@ -8,8 +8,10 @@
 //   spaces           BKE_constraint_mat_convertspace for pose channels
 //   target matrices  constraint_target_to_mat4 (head_tail along the posed bone)
 //   connected bones  keep their head after the stack (BKE_pose_where_is_bone)
-// B-Bone shapes (use_bbone_shape on a target with segments > 1) are not part of rigfit's
-// skeleton yet: such targets are evaluated as straight bones.
+// B-Bone shapes are not part of rigfit's skeleton yet, so targets with segments > 1 are evaluated
+// as straight bones: use_bbone_shape (a point on the curve at head_tail; COPY_TRANSFORMS: the
+// segment's whole transform) and ARMATURE targets (Blender blends the two segments around the
+// owner's rest head) follow the bone itself.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -971,7 +973,6 @@ std::vector<PoseWarning> constraintWarnings(const Skeleton& skeleton) {
       std::string why;
       if (!c.evaluated()) why = "is not evaluated by rigfit; posed without it";
       else if (c.type == ConstraintType::kArmature && c.use_bone_envelopes) why = "uses bone envelopes, which rigfit does not evaluate; their factor is taken as 1";
-      else if (c.use_bbone_shape && c.head_tail > 0.0) why = "follows a B-Bone shape, which rigfit evaluates as a straight bone";
       if (why.empty()) {
         for (const ConstraintTarget& t : c.targets)
           if (t.has_target && !t.subtarget.empty() && (t.parent_reference ? t.main_bone : t.bone) < 0)
