@@ -178,6 +178,22 @@ TEST(ConstraintEval, UnevaluatedTypesAndMutedConstraintsAreSkippedWithAWarningFo
   EXPECT_EQ(w[0].message, "bone \"own\": constraint \"leg IK\" (IK) is not evaluated by rigfit; posed without it");
 }
 
+TEST(ConstraintEval, AConstraintWithoutTargetChangesNothingEvenInLocalSpace) {
+  // A CHILD_OF is not converted back from its owner space: without a target it must not run at all.
+  auto s = fitDefault(twoBones(R"([{"type": "CHILD_OF", "owner_space": "LOCAL"},
+                                   {"type": "COPY_ROTATION", "owner_space": "LOCAL", "influence": 0.5}])"));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  Pose pose = Pose::rest(*s);
+  const auto own = static_cast<std::size_t>(s->find("own"));
+  pose.bones[own].location = {0.1, 0.0, 0.0};
+  std::vector<Eigen::Matrix4d> m(s->size()), plain(s->size());
+  poseMatrices(*s, pose, m);
+  Skeleton without = *s;
+  without.constraints.clear();
+  poseMatrices(without, pose, plain);
+  EXPECT_EQ(m[own], plain[own]);
+}
+
 TEST(ConstraintEval, CopyLocationWorldWithHalfInfluenceGoesHalfWay) {
   auto s = fitDefault(twoBones(R"([{"type": "COPY_LOCATION", "target": true, "subtarget": "tgt", "influence": 0.5}])"));
   ASSERT_TRUE(s.ok()) << s.error().message;

@@ -452,6 +452,10 @@ class Evaluator {
 
   void solve(std::size_t i, std::size_t k, const Constraint& c, Mat4& m) {
     if (c.mute || !c.evaluated() || static_cast<float>(c.influence) == 0.0f) return;
+    // Blender disables a constraint whose target is missing (no conversions, no blend).
+    const bool limit = c.type == ConstraintType::kLimitLocation || c.type == ConstraintType::kLimitRotation ||
+                       c.type == ConstraintType::kLimitScale;
+    if (!limit && c.type != ConstraintType::kArmature && (c.targets.empty() || !valid(c.targets[0]))) return;
     for (const ConstraintTarget& t : c.targets)
       if (t.has_target && !t.subtarget.empty() && boneOf(t) < 0 && !t.parent_reference) return;  // bone removed: invalid
     Mat4 custom = Mat4::Identity();
