@@ -329,8 +329,9 @@ TEST(ConstraintEval, ChildOfIsBoundAtRestAndStretchToMeasuresItsRestLength) {
   EXPECT_TRUE((m[own].isApprox(m[tgt] * s->rest[tgt].inverse() * s->rest[own], 1e-12)));
 }
 
-// Compares rigfit's pose matrices with a golden's; returns the largest difference.
-double compareGolden(const Json& golden, const Skeleton& s, const std::string& what) {
+// Compares rigfit's pose matrices with a golden's (each entry within `tolerance`); returns the
+// largest difference over all bones and over the bones with constraints.
+std::pair<double, double> compareGolden(const Json& golden, const Skeleton& s, const std::string& what, double tolerance) {
   const auto& names = golden.find("bones")->items();
   double worst = 0.0, worst_constrained = 0.0;
   std::string worst_where;
@@ -374,7 +375,7 @@ double compareGolden(const Json& golden, const Skeleton& s, const std::string& w
         std::printf("blender:\n");
         for (int r = 0; r < 3; ++r) std::printf("  %.6f %.6f %.6f %.6f\n", v[static_cast<std::size_t>(4 * r)].asDouble(), v[static_cast<std::size_t>(4 * r + 1)].asDouble(), v[static_cast<std::size_t>(4 * r + 2)].asDouble(), v[static_cast<std::size_t>(4 * r + 3)].asDouble());
       }
-      EXPECT_LT(err, 5e-5) << what << ": pose " << p.find("name")->asString() << ", bone " << names[k].asString();
+      EXPECT_LT(err, tolerance) << what << ": pose " << p.find("name")->asString() << ", bone " << names[k].asString();
       if (err > 1e-5 && std::getenv("RIGFIT_DEBUG_BONE")) std::printf("  %s / %s: %.3g\n", p.find("name")->asString().c_str(), names[k].asString().c_str(), err);
       if (static_cast<std::size_t>(b) < s.constraints.size() && !s.constraints[static_cast<std::size_t>(b)].empty())
         worst_constrained = std::max(worst_constrained, err);
@@ -386,7 +387,7 @@ double compareGolden(const Json& golden, const Skeleton& s, const std::string& w
   }
   std::printf("[ %s ] largest difference from Blender: %.3g (%s); on bones with constraints: %.3g\n", what.c_str(), worst,
               worst_where.c_str(), worst_constrained);
-  return worst;
+  return {worst, worst_constrained};
 }
 
 TEST(ConstraintGolden, SyntheticArmaturesMatchBlender) {
@@ -394,7 +395,9 @@ TEST(ConstraintGolden, SyntheticArmaturesMatchBlender) {
   ASSERT_TRUE(golden.ok()) << golden.error().message;
   auto s = fitDefault(*golden->find("rig"), "synthetic.json");
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_LT(compareGolden(*golden, *s, "synthetic"), 5e-5);
+  // Blender computes in float32: its own rounding, a few 1e-6 here.
+  const auto [all, constrained] = compareGolden(*golden, *s, "synthetic", 1e-5);
+  EXPECT_LT(constrained, 1e-5);
 }
 
 TEST(ConstraintGolden, RigifyHumanMatchesBlender) {
@@ -411,7 +414,10 @@ TEST(ConstraintGolden, RigifyHumanMatchesBlender) {
   auto fit = fitRig(*rig, *base, *groups);
   ASSERT_TRUE(fit.ok()) << fit.error().message;
   EXPECT_FALSE(fit->skeleton.constraints.empty());
-  EXPECT_LT(compareGolden(*golden, fit->skeleton, "rigify human"), 5e-5);
+  // Bones pointing near -Y carry Blender's float32 rest-frame noise (up to 2e-5; the bound
+  // for pose matrices is 5e-5); the constrained bones are within 1e-5.
+  const auto [all, constrained] = compareGolden(*golden, fit->skeleton, "rigify human", 5e-5);
+  EXPECT_LT(constrained, 1e-5);
 }
 
 }  // namespace

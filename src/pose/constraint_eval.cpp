@@ -138,9 +138,9 @@ Vec3 matrixToCompatibleEuler(const Mat3& m, const Vec3& old, RotationMode order)
   return (e1 - old).cwiseAbs().sum() > (e2 - old).cwiseAbs().sum() ? e2 : e1;
 }
 
-// Blender 3.4's mat3_normalized_to_quat_fast on a matrix with unit columns (not necessarily
+// Blender 3.4's mat3_normalized_to_quat on a matrix with unit columns (not necessarily
 // orthogonal: the branch decides which entries a sheared matrix's quaternion comes from; Mike
-// Day's method, w >= 0), normalised only when its squared length is off by 0.0006 or more.
+// Day's method, w >= 0), then normalised (always, in 3.4; checked in Blender).
 Eigen::Quaterniond unitMatrixToQuat(const Mat3& m) {
   double w, x, y, z;
   if (m(2, 2) < 0.0) {
@@ -178,12 +178,9 @@ Eigen::Quaterniond unitMatrixToQuat(const Mat3& m) {
     z = (m(1, 0) - m(0, 1)) * s;
   }
   Eigen::Quaterniond q(w, x, y, z);
-  const double len_sq = q.squaredNorm();
-  if (!std::isfinite(len_sq)) return Eigen::Quaterniond(1.0, 0.0, 0.0, 0.0);
-  if (std::abs(len_sq - 1.0) >= static_cast<double>(0.0002f * 3)) {
-    if (len_sq > 0.0) q.coeffs() /= std::sqrt(len_sq);
-    else q = Eigen::Quaterniond(1.0, 0.0, 0.0, 0.0);
-  }
+  const double len = q.norm();
+  if (!std::isfinite(len) || len == 0.0) return Eigen::Quaterniond(1.0, 0.0, 0.0, 0.0);
+  q.coeffs() /= len;
   return q;
 }
 
