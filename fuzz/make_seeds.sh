@@ -6,6 +6,7 @@ RIGFIT=$1 DEMO=$2 DATA=$3 OUT=$4
 rm -rf "$OUT"
 for t in rig_json weights_json vertex_groups obj target pose_json g4mf gltf_skeleton mhclo mhmat; do mkdir -p "$OUT/$t"; done
 cp "$DEMO/rig.demo.json" "$OUT/rig_json/"
+cp "$(dirname "$0")/../tests/cli/cases/constraints.json" "$OUT/rig_json/"
 cp "$DEMO/weights.demo.json" "$OUT/weights_json/"
 cp "$DEMO/vertex_groups.json" "$OUT/vertex_groups/"
 cp "$DEMO/body.obj" "$OUT/obj/"

@@ -63,6 +63,11 @@ struct PreparedRig {
   std::vector<std::uint8_t> local_location;
   std::vector<RotationMode> rotation_mode;
   std::vector<BBone> bbones;            ///< rig order, custom handles as rig indices; empty: no `bendy_bone` entry
+  /// Per rig bone, its constraints with targets resolved to rig bone indices; empty: no bone has any.
+  std::vector<std::vector<Constraint>> constraints;
+  std::string label;                    ///< the rig file (for messages)
+  /// Rig bones in an order with parents and constraint targets first (set when `constraints` is).
+  std::vector<std::uint32_t> constraint_order;
   std::vector<std::uint32_t> order;     ///< parents-first (depth-first, children in rig order)
   std::vector<std::uint32_t> rank;      ///< rank[rig index] = position in `order`
   std::vector<FitWarning> warnings;     ///< fallbacks decided while preparing

@@ -49,8 +49,9 @@ Eigen::Matrix4d channelMatrix(const BonePose& pose, bool connected);
 /// use_inherit_rotation, inherit_scale (FULL, FIX_SHEAR, ALIGNED, AVERAGE, NONE, NONE_LEGACY) and
 /// use_local_location as Blender's BKE_bone_parent_transform_calc_from_matrices, composed on
 /// the Skeleton's Blender rest data (local_rotation, local_head, local_length; roots: rest).
-/// Constraints and IK are not evaluated (MPFB's standard rigs have none). Flag vectors of the
-/// Skeleton that are empty mean Blender's defaults. `pose` and `out` have skeleton.size() entries.
+/// Bone constraints (Skeleton::constraints) are evaluated after each bone's own transform, in
+/// Blender 3.4's way (rigfit/constraint.hpp); IK is not. Flag vectors of the Skeleton that are
+/// empty mean Blender's defaults. `pose` and `out` have skeleton.size() entries.
 void poseMatrices(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out);
 
 /// Skinning matrices: pose * rest^-1 per bone (what Blender's armature modifier applies).

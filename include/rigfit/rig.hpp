@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rigfit/constraint.hpp"
 #include "rigfit/error.hpp"
 #include "rigfit/file_io.hpp"
 #include "rigfit/json.hpp"
@@ -62,6 +63,7 @@ struct BoneDef {
   RollStrategy roll_strategy = RollStrategy::kNone;
   std::optional<Vec3d> roll_reference_z;
   std::vector<std::string> collections;
+  std::vector<Constraint> constraints;  ///< `constraints`, typed (targets by name; resolved when fitting)
   Json json;  ///< the bone entry as loaded (every key, upgraded to 110); saving starts from it
 };
 

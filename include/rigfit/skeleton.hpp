@@ -48,6 +48,12 @@ struct Skeleton {
   /// no sub-rig is joined. A sub-rig bone's `source` indexes that sub-rig's bones.
   std::vector<std::string> subrig_of;
 
+  /// Bone constraints per bone, in stack order, targets resolved to bone indices; empty: none.
+  std::vector<std::vector<Constraint>> constraints;
+  /// An order in which every bone comes after its parent and its constraints' targets (Blender's
+  /// dependency order); empty: index order.
+  std::vector<std::uint32_t> eval_order;
+
   std::size_t size() const { return names.size(); }
   /// Index of a bone by name, or -1.
   int find(std::string_view name) const;

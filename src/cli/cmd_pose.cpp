@@ -25,14 +25,24 @@ int runPose(const PoseArgs& a) {
   if (!request.any()) return reportError(makeError(ErrorCode::kUsage, "pose: give --pose FILE or --rotate / --rotate-quat"));
   auto c = a.character.load(true, a.threads);
   if (!c) return reportError(c.error());
-  if (!c->has_skin) return reportError(makeError(ErrorCode::kUsage, c->rig.label + ": no weights for this rig; give --weights"));
+  // --weights none: the skeleton is posed, the meshes are written as they are.
+  const bool skinless = a.character.weights == "none";
+  if (!c->has_skin && !skinless)
+    return reportError(makeError(ErrorCode::kUsage, c->rig.label + ": no weights for this rig; give --weights, or --weights none to pose the skeleton alone"));
   Pose pose;
   std::vector<PoseWarning> warnings;
   if (Status st = buildPose(a.character.data.source(), *c, request, pose, &warnings); !st) return reportError(st.error());
   for (const auto& w : warnings) warn(w.message);
   PosedMesh posed;
-  if (Status st = poseCharacter(*c, pose, a.dqs, a.threads, posed); !st) return reportError(st.error());
-  const std::string obj = writeCharacterObj(*c, &posed, a.keep_hidden, "posed by rigfit " RIGFIT_VERSION_STRING);
+  if (skinless) {
+    posed.pose_matrices.assign(c->fit.skeleton.size(), Eigen::Matrix4d::Identity());
+    poseMatrices(c->fit.skeleton, pose, posed.pose_matrices);
+  } else if (Status st = poseCharacter(*c, pose, a.dqs, a.threads, posed); !st) {
+    return reportError(st.error());
+  }
+  const std::string obj = writeCharacterObj(*c, skinless ? nullptr : &posed, a.keep_hidden,
+                                            skinless ? "skeleton posed by rigfit " RIGFIT_VERSION_STRING ", mesh not skinned (--weights none)"
+                                                     : "posed by rigfit " RIGFIT_VERSION_STRING);
   // Write the skeleton first: if it fails, no posed OBJ is left behind either.
   if (!a.skeleton_out.empty())
     if (Status st = writeOutput(a.skeleton_out, writeSkeletonJson(c->fit.skeleton, posed.pose_matrices)); !st) return reportError(st.error());

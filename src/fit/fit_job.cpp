@@ -6,6 +6,7 @@
 #include <Eigen/Geometry>
 
 #include "fit/strategy.hpp"
+#include "pose/pose_internal.hpp"
 #include "rigfit/bone_frame.hpp"
 #include "rigfit/fit.hpp"
 
@@ -186,6 +187,38 @@ void copyBoneSettings(const PreparedRig& p, Skeleton& s) {
   }
 }
 
+// The rig's constraints on the fitted skeleton: targets as skeleton slots (a removed bone: -1),
+// their evaluation order (from the prepared rig) and their rest-pose binding.
+void placeConstraints(const PreparedRig& p, Skeleton& s) {
+  const std::size_t n = s.size();
+  std::vector<int> slot(p.names.size(), -1);
+  for (std::size_t k = 0; k < n; ++k) slot[s.source[k]] = static_cast<int>(k);
+  auto remap = [&](ConstraintTarget& t) {
+    if (t.bone >= 0) t.bone = slot[static_cast<std::size_t>(t.bone)];
+  };
+  // Assigned element by element: a refit into the same FitResult reuses the strings' storage.
+  s.constraints.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    s.constraints[k] = p.constraints[s.source[k]];
+    for (Constraint& c : s.constraints[k]) {
+      for (ConstraintTarget& t : c.targets) remap(t);
+      remap(c.space);
+    }
+  }
+  // The prepared rig's dependency order as skeleton slots (removed bones dropped: their children
+  // moved to an ancestor that comes earlier), kept only when it differs from index order.
+  s.eval_order.clear();
+  bool identity = true;
+  for (std::uint32_t r : p.constraint_order) {
+    const int k = slot[r];
+    if (k < 0) continue;
+    identity = identity && static_cast<std::size_t>(k) == s.eval_order.size();
+    s.eval_order.push_back(static_cast<std::uint32_t>(k));
+  }
+  if (identity) s.eval_order.clear();
+  detail::bindAtRest(s);
+}
+
 // Blender's rest and local frames of the fitted bones. cos/sin of the file's rolls come from the
 // prepared rig; rolls set by a roll strategy vary.
 void restFrames(const PreparedRig& p, Skeleton& s, FitResult::Scratch& scratch) {
@@ -255,6 +288,12 @@ Status fitOn(const PreparedRig& p, std::span<const float> positions, std::span<c
   if (!removed.empty()) compactRemoved(p, removed, s);
   copyBoneSettings(p, s);
   restFrames(p, s, out.scratch);
+  if (!p.constraints.empty()) {
+    placeConstraints(p, s);
+    return {};
+  }
+  s.constraints.clear();
+  s.eval_order.clear();
   return {};
 }
 

@@ -1,8 +1,12 @@
 // prepareRig: everything about a fit that does not depend on vertex positions.
 #include <cmath>
+#include <numeric>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "fit/bone_order.hpp"
+#include "pose/pose_internal.hpp"
 #include "rigfit/fit.hpp"
 
 namespace rigfit {
@@ -61,6 +65,15 @@ class Preparer {
       p.rotation_mode.push_back(b.rotation_mode);
     }
     RIGFIT_TRY(readBendyBones(p));
+    p.label = rig_.label;
+    resolveConstraintTargets(p);
+    if (!p.constraints.empty()) {
+      RIGFIT_TRY(detail::constraintOrder(nb, p.parent.data(), p.constraints, p.names, p.label, p.constraint_order));
+      if (p.constraint_order.empty()) {  // the file's order already has every dependency first
+        p.constraint_order.resize(nb);
+        std::iota(p.constraint_order.begin(), p.constraint_order.end(), 0u);
+      }
+    }
     p.cube_offsets.push_back(0);
     for (const auto& c : cubes_) {
       for (const auto& r : groups_.ranges[c]) p.cube_ranges.push_back(r);
@@ -179,6 +192,29 @@ class Preparer {
                                                      (e.strategy == Strategy::kDefault ? std::string("DEFAULT strategy") : problem) +
                                                      "; default_position used"});
     return {};
+  }
+
+  // Constraint targets on the rig itself by rig bone index (the reader checked that they exist);
+  // parent-rig references stay unresolved for the sub-rig join.
+  void resolveConstraintTargets(PreparedRig& p) const {
+    bool any = false;
+    for (const BoneDef& b : rig_.bones) any = any || !b.constraints.empty();
+    if (!any) return;
+    std::unordered_map<std::string_view, int> index;
+    for (std::size_t i = 0; i < rig_.bones.size(); ++i) index.emplace(rig_.bones[i].name, static_cast<int>(i));
+    auto resolve = [&](ConstraintTarget& t) {
+      if (!t.has_target || t.parent_reference || t.subtarget.empty()) return;
+      const auto it = index.find(t.subtarget);
+      t.bone = it == index.end() ? -1 : it->second;
+    };
+    p.constraints.resize(rig_.bones.size());
+    for (std::size_t i = 0; i < rig_.bones.size(); ++i) {
+      p.constraints[i] = rig_.bones[i].constraints;
+      for (Constraint& c : p.constraints[i]) {
+        for (ConstraintTarget& t : c.targets) resolve(t);
+        resolve(c.space);
+      }
+    }
   }
 
   std::uint32_t cubeSlot(std::uint32_t group) {

@@ -200,6 +200,8 @@ Expected<std::vector<SubrigJoin>> joinSubrigs(Character& c, const std::vector<Ch
     if (!join) return join.error();
     joins[a] = std::move(*join);
   }
+  // The joined skeleton's evaluation order and rest bindings (CHILD_OF inverses) cover the new bones.
+  if (body_info && !c.fit.skeleton.constraints.empty()) RIGFIT_TRY(prepareConstraints(c.fit.skeleton, c.rig.label));
   return joins;
 }
 

@@ -30,32 +30,54 @@ std::string pathOf(const std::string& label, const std::string& bone, std::size_
   return label + ": " + jsonPathKey("bones", bone) + ".constraints[" + std::to_string(k) + "]" + key;
 }
 
-// The main-rig bone a constraint's target names: a JOINTS reference resolved on the parent rig
-// (the saved subtarget when no chain spans the joints), `strategy: null` the saved subtarget.
-Expected<int> parentTarget(const Json& con, const ParentRig& parent, const Skeleton& main, const Eigen::Vector3d& owner_head,
-                           const std::string& where) {
-  const Json* target = con.find("target");
-  const Json* sub = con.find("subtarget");
-  std::string name = sub && sub->isString() ? sub->asString() : std::string();
-  const Json* strategy = target->find("strategy");
+// The main-rig bone a parent reference `ref` names (§8.3): JOINTS resolved on the parent rig, with
+// `head_tail` re-split along the chain (the saved `subtarget` when no chain spans the joints);
+// `strategy: null` the saved subtarget.
+Expected<ParentBone> parentTarget(const Json& ref, const std::string& subtarget, std::optional<double> head_tail,
+                                  const ParentRig& parent, const Skeleton& main, const Eigen::Vector3d& owner_head,
+                                  const std::string& where) {
+  const Json* strategy = ref.find("strategy");
   std::string spans;  // why the joints gave no bone
   if (strategy && strategy->isString()) {
     if (strategy->asString() != "JOINTS") return makeError(ErrorCode::kSchema, where + ".target.strategy: \"" + strategy->asString() + "\" is not JOINTS");
-    const Json* a = target->find("joint_head");
-    const Json* b = target->find("joint_tail");
-    if (a && b && a->isString() && b->isString() && sub) {
-      if (auto bone = resolveJoints(parent, a->asString(), b->asString(), std::nullopt, owner_head)) return bone->bone;
+    const Json* a = ref.find("joint_head");
+    const Json* b = ref.find("joint_tail");
+    if (a && b && a->isString() && b->isString() && !subtarget.empty()) {
+      if (auto bone = resolveJoints(parent, a->asString(), b->asString(), head_tail, owner_head)) return *bone;
       spans = "no bone of the main rig spans " + a->asString() + " -> " + b->asString();
     }
   } else if (strategy && !strategy->isNull()) {
     return makeError(ErrorCode::kSchema, where + ".target.strategy: expected \"JOINTS\" or null");
   }
-  const int bone = main.find(name);
+  const int bone = main.find(subtarget);
   if (bone < 0)
-    return makeError(ErrorCode::kMismatch, spans.empty() ? where + ".subtarget: the main rig has no bone \"" + name + "\""
+    return makeError(ErrorCode::kMismatch, spans.empty() ? where + ".subtarget: the main rig has no bone \"" + subtarget + "\""
                                                          : where + ".target: " + spans + ", and the main rig has no bone \"" +
-                                                               name + "\" (the subtarget)");
-  return bone;
+                                                               subtarget + "\" (the subtarget)");
+  return ParentBone{bone, head_tail};
+}
+
+// A sub-rig bone's constraint in the joined skeleton: own targets moved by `first`, parent-rig
+// references resolved (VERTEX references stay unresolved: the constraint is then skipped, with a
+// warning from constraintWarnings).
+Status joinConstraint(Constraint& con, std::size_t first, const ParentRig& parent, const Skeleton& main,
+                      const Eigen::Vector3d& owner_head, const std::string& where) {
+  const auto join = [&](ConstraintTarget& t) -> Status {
+    if (!t.parent_reference) {
+      if (t.bone >= 0) t.bone += static_cast<int>(first);
+      return {};
+    }
+    const bool single = con.type != ConstraintType::kArmature;
+    auto bone = parentTarget(*t.parent_reference, t.subtarget, single ? std::optional<double>(con.head_tail) : std::nullopt,
+                             parent, main, owner_head, where);
+    if (!bone) return bone.error();
+    t.main_bone = bone->bone;
+    t.subtarget = main.names[static_cast<std::size_t>(bone->bone)];
+    if (single && bone->head_tail) con.head_tail = *bone->head_tail;
+    return {};
+  };
+  for (ConstraintTarget& t : con.targets) RIGFIT_TRY(join(t));
+  return join(con.space);
 }
 
 }  // namespace
@@ -71,25 +93,32 @@ Expected<SubrigJoin> joinSubrig(Character& c, const CharacterMesh& asset_mesh, c
   RIGFIT_TRY(fitSubrig(*prepared, asset_mesh.mesh.positions, body.positions, join.fit));
   const Skeleton& sub = join.fit.skeleton;
 
-  // Roots whose CHILD_OF binds them to a main-rig bone hang under that bone.
+  // Roots whose CHILD_OF binds them to a main-rig bone hang under that bone; every other
+  // constraint joins the skeleton with its targets resolved.
   const ParentRig parent = parentRigOf(c.fit.skeleton, c.rig, body_info);
   std::vector<int> root_parent(sub.size(), kNoParent);
+  std::vector<std::vector<Constraint>> constraints(sub.size());
   for (std::size_t b = 0; b < sub.size(); ++b) {
     const BoneDef& bone = def.bones[sub.source[b]];
     const Json* cons = bone.json.find("constraints");
-    for (std::size_t k = 0; cons && cons->isArray() && k < cons->items().size(); ++k) {
+    const std::size_t count = cons && cons->isArray() ? cons->items().size() : 0;
+    const bool typed = b < sub.constraints.size() && sub.constraints[b].size() == count;
+    for (std::size_t k = 0; k < count; ++k) {
       const Json& con = cons->items()[k];
       const Json* target = con.find("target");
       const std::string where = pathOf(def.label, bone.name, k, "");
       if (sub.parents[b] == kNoParent && root_parent[b] == kNoParent && target && target->isObject() && bakesAsParent(con)) {
-        auto t = parentTarget(con, parent, c.fit.skeleton, sub.heads[b], where);
+        const Json* subtarget = con.find("subtarget");
+        auto t = parentTarget(*target, subtarget && subtarget->isString() ? subtarget->asString() : std::string(), std::nullopt,
+                              parent, c.fit.skeleton, sub.heads[b], where);
         if (!t) return t.error();
-        root_parent[b] = *t;
+        root_parent[b] = t->bone;
         continue;
       }
-      const Json* type = con.find("type");
-      join.warnings.push_back(where + ": " + (type && type->isString() ? type->asString() : std::string("constraint")) +
-                              " of the sub-rig is not evaluated");
+      if (!typed) continue;
+      Constraint joined = sub.constraints[b][k];
+      RIGFIT_TRY(joinConstraint(joined, join.first, parent, c.fit.skeleton, sub.heads[b], where));
+      constraints[b].push_back(std::move(joined));
     }
   }
 
@@ -117,6 +146,12 @@ Expected<SubrigJoin> joinSubrig(Character& c, const CharacterMesh& asset_mesh, c
     s.local_location.push_back(sub.local_location[b]);
     s.rotation_mode.push_back(sub.rotation_mode[b]);
     s.subrig_of.push_back(join.asset_name);
+  }
+  bool any = !s.constraints.empty();
+  for (const auto& list : constraints) any = any || !list.empty();
+  if (any) {
+    s.constraints.resize(join.first);
+    for (auto& list : constraints) s.constraints.push_back(std::move(list));
   }
   // B-Bone settings: the sub-rig's, custom handles re-indexed; defaults for the others.
   if (!sub.bbones.empty() || !s.bbones.empty()) {

@@ -16,9 +16,11 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include "pose/pose_internal.hpp"
+
 namespace rigfit {
 
-namespace {
+namespace detail {
 
 // Blender's normalize_v3_v3: a vector no longer than 1e-35 becomes zero and reports length 0.
 double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v) {
@@ -127,14 +129,6 @@ void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize) {
   m.block<3, 1>(0, 2) = z;
 }
 
-// Blender's BoneParentTransform: how the parent (or the armature, for roots) carries a bone's
-// rotation/scale channels (rotscale), its location channel (loc) and an extra axis scale.
-struct ParentTransform {
-  Eigen::Matrix4d rotscale;
-  Eigen::Matrix4d loc;
-  Eigen::Vector3d post_scale = Eigen::Vector3d::Ones();
-};
-
 ParentTransform parentTransform(bool inherit_rotation, InheritScale mode, bool local_location,
                                 const Eigen::Matrix4d& offs, const Eigen::Matrix4d* parent_rest,
                                 const Eigen::Matrix4d* parent_pose) {
@@ -197,7 +191,12 @@ ParentTransform parentTransform(bool inherit_rotation, InheritScale mode, bool l
   return t;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::axisRotation;
+using detail::eulerAxes;
+using detail::normalizeInto;
+using detail::scaleAxes;
 
 Pose Pose::rest(const Skeleton& skeleton) {
   Pose p;
@@ -238,7 +237,7 @@ Eigen::Matrix4d channelMatrix(const BonePose& pose, bool connected) {
   return m;
 }
 
-namespace {
+namespace detail {
 
 // Blender's BKE_bone_offset_matrix_get: the bone's rest frame in its parent's, from the parent's
 // tail (bone_mat, head, + parent length along Y); a root's is its rest matrix.
@@ -252,26 +251,36 @@ Eigen::Matrix4d boneOffsetMatrix(const Skeleton& skeleton, std::size_t bone) {
   return offs;
 }
 
-}  // namespace
+ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d* parent_pose) {
+  const int p = skeleton.parents[i];
+  const bool inherit_rotation = i >= skeleton.inherit_rotation.size() || skeleton.inherit_rotation[i];
+  const InheritScale mode = i < skeleton.inherit_scale.size() ? skeleton.inherit_scale[i] : InheritScale::kFull;
+  const bool local_location = i >= skeleton.local_location.size() || skeleton.local_location[i];
+  return parentTransform(inherit_rotation, mode, local_location, boneOffsetMatrix(skeleton, i),
+                         p >= 0 ? &skeleton.rest[static_cast<std::size_t>(p)] : nullptr, p >= 0 ? parent_pose : nullptr);
+}
+
+Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in) {
+  Eigen::Matrix4d m = t.rotscale * in;
+  m.topRightCorner<3, 1>() = (t.loc * in.col(3)).head<3>();
+  scaleAxes(m, t.post_scale);
+  return m;
+}
+
+Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out) {
+  const int p = skeleton.parents[i];
+  const bool connected = p >= 0 && i < skeleton.connected.size() && skeleton.connected[i];
+  const ParentTransform t = boneParentTransform(skeleton, i, p >= 0 ? &out[static_cast<std::size_t>(p)] : nullptr);
+  return applyParentTransform(t, channelMatrix(pose.bones[i], connected));
+}
+
+}  // namespace detail
 
 void poseMatrices(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out) {
   const std::size_t n = skeleton.size();
   assert(pose.bones.size() == n && out.size() == n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const int p = skeleton.parents[i];
-    const auto q = static_cast<std::size_t>(p);
-    const bool connected = p >= 0 && i < skeleton.connected.size() && skeleton.connected[i];
-    const bool inherit_rotation = i >= skeleton.inherit_rotation.size() || skeleton.inherit_rotation[i];
-    const InheritScale mode = i < skeleton.inherit_scale.size() ? skeleton.inherit_scale[i] : InheritScale::kFull;
-    const bool local_location = i >= skeleton.local_location.size() || skeleton.local_location[i];
-    const ParentTransform t = parentTransform(inherit_rotation, mode, local_location, boneOffsetMatrix(skeleton, i),
-                                              p >= 0 ? &skeleton.rest[q] : nullptr, p >= 0 ? &out[q] : nullptr);
-    const Eigen::Matrix4d chan = channelMatrix(pose.bones[i], connected);
-    Eigen::Matrix4d m = t.rotscale * chan;
-    m.topRightCorner<3, 1>() = (t.loc * chan.col(3)).head<3>();
-    scaleAxes(m, t.post_scale);
-    out[i] = m;
-  }
+  if (!skeleton.constraints.empty()) return detail::poseMatricesConstrained(skeleton, pose, out);
+  for (std::size_t i = 0; i < n; ++i) out[i] = detail::poseBone(skeleton, pose, i, out);
 }
 
 void skinningMatrices(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose_matrices,

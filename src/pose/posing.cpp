@@ -29,6 +29,8 @@ Status buildPose(const DataSource& data, const Character& c, const PoseRequest& 
     RIGFIT_TRY(applyPoseJson(*json, label, c.fit.skeleton, pose, warnings));
   }
   for (const auto& r : request.rotations) RIGFIT_TRY(applyBoneRotation(r, c.fit.skeleton, pose));
+  if (warnings)
+    for (auto& w : constraintWarnings(c.fit.skeleton)) warnings->push_back(std::move(w));
   return {};
 }
 

@@ -137,6 +137,7 @@ class RigReader {
       rig.bones.push_back(std::move(b));
     }
     if (rig.header.contains("collections")) RIGFIT_TRY(checkCollections(rig));
+    RIGFIT_TRY(checkConstraintTargets(rig));
     return rig;
   }
 
@@ -274,6 +275,27 @@ class RigReader {
     return {};
   }
 
+  // A constraint target on the rig itself must name one of its bones (parent-rig references are
+  // resolved when a sub-rig is joined to its main rig).
+  Status checkConstraintTargets(const RigDefinition& rig) const {
+    std::unordered_set<std::string_view> names;
+    for (const BoneDef& b : rig.bones) names.insert(b.name);
+    for (const BoneDef& b : rig.bones)
+      for (std::size_t k = 0; k < b.constraints.size(); ++k) {
+        const Constraint& c = b.constraints[k];
+        const std::string at = jsonPathIndex(jsonPathKey(jsonPathKey("bones", b.name), "constraints"), k);
+        for (std::size_t t = 0; t < c.targets.size(); ++t) {
+          const ConstraintTarget& target = c.targets[t];
+          if (!target.has_target || target.parent_reference || target.subtarget.empty() || names.contains(target.subtarget)) continue;
+          const std::string key = c.type == ConstraintType::kArmature ? jsonPathIndex(at + ".targets", t) + ".subtarget" : at + ".subtarget";
+          return fail(key, "no bone \"" + target.subtarget + "\" in the rig");
+        }
+        if (c.space.has_target && !c.space.subtarget.empty() && !names.contains(c.space.subtarget))
+          return fail(at + ".space_subtarget", "no bone \"" + c.space.subtarget + "\" in the rig");
+      }
+    return {};
+  }
+
   Status readBone(const Path& path, const Json& j, BoneDef& b) const {
     // The required keys, found once.
     static constexpr const char* kRequired[] = {"head", "tail", "roll", "parent", "use_connect", "use_local_location",
@@ -325,8 +347,11 @@ class RigReader {
       }
     }
     if (const Json* c = j.find("collections")) RIGFIT_TRY(readStringList(*c, path / "collections", b.collections));
-    if (const Json* c = j.find("constraints"))
-      if (!c->isArray()) return fail(path / "constraints", "expected an array");
+    if (const Json* c = j.find("constraints")) {
+      auto constraints = parseConstraints(*c, label_, (path / "constraints").str());
+      if (!constraints) return constraints.error();
+      b.constraints = std::move(*constraints);
+    }
     if (const Json* c = j.find("bendy_bone"))
       if (!c->isObject()) return fail(path / "bendy_bone", "expected an object");
     return {};

@@ -9,7 +9,8 @@ Run inside Blender (tested with 3.4.1):
 --report character.report.json`, `skeleton.json` is `rigfit fit ... --out skeleton.json` for the
 same rig and body. The .glb is imported with Blender's own glTF importer, then:
 - the scene holds one armature, whose bones are the skeleton's (matched through each joint node's
-  extras "name", the MakeHuman name), as many as the file's joints;
+  extras "name", the MakeHuman name) plus the joint chains of baked bendy bones (NAME.bbone0..N),
+  as many as the file's joints;
 - the scene holds one mesh object per mesh of the report, named after it, in any order, each with
   the report's vertex count, parented to that armature with an Armature modifier on it, and
   skinned: vertex groups named after its bones, every vertex in at least one with a weight above 0;
@@ -20,6 +21,7 @@ Exit status 1 (with --python-exit-code 1) when any of these fails.
 
 import argparse
 import json
+import re
 import sys
 
 import numpy
@@ -70,9 +72,13 @@ def main():
     joints = len(gltf["skins"][0]["joints"])
     if len(bone_names) != joints:
         problems.append(f"Blender has {len(bone_names)} bones, the file {joints} joints")
-    if sorted(bone_names) != sorted(skeleton_names):
-        missing = sorted(set(skeleton_names) - set(bone_names))
-        extra = sorted(set(bone_names) - set(skeleton_names))
+    # A bendy bone baked to a joint chain adds joints NAME.bbone0..N under it.
+    baked = [n for n in bone_names if re.fullmatch(r"(.+)\.bbone\d+", n) and
+             re.fullmatch(r"(.+)\.bbone\d+", n).group(1) in skeleton_names]
+    plain = [n for n in bone_names if n not in baked]
+    if sorted(plain) != sorted(skeleton_names):
+        missing = sorted(set(skeleton_names) - set(plain))
+        extra = sorted(set(plain) - set(skeleton_names))
         problems.append(f"bones differ from the skeleton: missing {missing[:5]}, extra {extra[:5]}")
     blender_bones = {b.name for b in arm.data.bones}
 

@@ -1,0 +1,989 @@
+// Constraint evaluation with Blender 3.4's semantics (blenkernel constraint.c, armature.c), in
+// double precision, for an armature object at the origin (its world matrix is the identity, so
+// WORLD and POSE space coincide):
+//   stack            BKE_constraints_solve: per constraint the owner matrix moves from world into
+//                    owner_space, the constraint replaces it, it moves back, and an influence < 1
+//                    blends old and new in world space (interp_m4_m4m4: polar decomposition,
+//                    slerp of the rotation, lerp of the stretch and the location)
+//   spaces           BKE_constraint_mat_convertspace for pose channels
+//   target matrices  constraint_target_to_mat4 (head_tail along the posed bone)
+//   connected bones  keep their head after the stack (BKE_pose_where_is_bone)
+// B-Bone shapes are not part of rigfit's skeleton yet, so targets with segments > 1 are evaluated
+// as straight bones: use_bbone_shape (a point on the curve at head_tail; COPY_TRANSFORMS: the
+// segment's whole transform) and ARMATURE targets (Blender blends the two segments around the
+// owner's rest head) follow the bone itself.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+#include <Eigen/SVD>
+
+#include "pose/pose_internal.hpp"
+#include "rigfit/constraint.hpp"
+
+namespace rigfit {
+namespace {
+
+using Mat4 = Eigen::Matrix4d;
+using Mat3 = Eigen::Matrix3d;
+using Vec3 = Eigen::Vector3d;
+
+// ---- Rotation helpers -----------------------------------------------------------------------
+
+RotationMode eulerMode(EulerOrder order, RotationMode owner) {
+  return order == EulerOrder::kAuto ? owner : static_cast<RotationMode>(static_cast<int>(order));
+}
+
+// The owner's Euler order for constraints: its rotation mode when that is an Euler order, else XYZ.
+RotationMode ownerOrder(const Pose& pose, std::size_t bone) {
+  const RotationMode m = pose.bones[bone].rotation_mode;
+  return m == RotationMode::kQuaternion || m == RotationMode::kAxisAngle ? RotationMode::kXYZ : m;
+}
+
+Mat3 eulerToMatrix(const Vec3& euler, RotationMode order) {
+  BonePose p;
+  p.rotation_mode = order;
+  p.euler = euler;
+  return rotationMatrix(p);
+}
+
+// First, second and third axis of an Euler order, and whether the order is an odd permutation.
+struct OrderAxes {
+  int i, j, k;
+  bool parity;
+};
+OrderAxes orderAxes(RotationMode order) {
+  switch (order) {
+    case RotationMode::kXZY: return {0, 2, 1, true};
+    case RotationMode::kYXZ: return {1, 0, 2, true};
+    case RotationMode::kYZX: return {1, 2, 0, false};
+    case RotationMode::kZXY: return {2, 0, 1, false};
+    case RotationMode::kZYX: return {2, 1, 0, true};
+    default: return {0, 1, 2, false};
+  }
+}
+
+// The two Euler triples of a rotation matrix with unit columns (Blender's mat3_normalized_to_eulo2).
+void matrixToEulerPair(const Mat3& m, RotationMode order, Vec3& e1, Vec3& e2) {
+  const auto [i, j, k, parity] = orderAxes(order);
+  const double cy = std::hypot(m(i, i), m(j, i));
+  if (cy > 16.0 * FLT_EPSILON) {
+    e1[i] = std::atan2(m(k, j), m(k, k));
+    e1[j] = std::atan2(-m(k, i), cy);
+    e1[k] = std::atan2(m(j, i), m(i, i));
+    e2[i] = std::atan2(-m(k, j), -m(k, k));
+    e2[j] = std::atan2(-m(k, i), -cy);
+    e2[k] = std::atan2(-m(j, i), -m(i, i));
+  } else {
+    e1[i] = std::atan2(-m(j, k), m(j, j));
+    e1[j] = std::atan2(-m(k, i), cy);
+    e1[k] = 0.0;
+    e2 = e1;
+  }
+  if (parity) {
+    e1 = -e1;
+    e2 = -e2;
+  }
+}
+
+Mat3 unitColumns(const Mat3& m) {
+  Mat3 r;
+  for (int c = 0; c < 3; ++c) {
+    Vec3 v;
+    detail::normalizeInto(v, m.col(c));
+    r.col(c) = v;
+  }
+  return r;
+}
+
+// mat3_to_eulO / mat4_to_eulO: the triple with the smaller sum of magnitudes.
+Vec3 matrixToEuler(const Mat3& m, RotationMode order) {
+  Vec3 e1, e2;
+  matrixToEulerPair(unitColumns(m), order, e1, e2);
+  return e1.cwiseAbs().sum() > e2.cwiseAbs().sum() ? e2 : e1;
+}
+
+// Blender 3.4's compatible_eul: wraps each angle by whole turns towards `old`.
+void compatibleEuler(Vec3& eul, const Vec3& old) {
+  const double pi_thresh = static_cast<double>(5.1f);
+  const double pi_x2 = 2.0 * std::numbers::pi;
+  Vec3 d;
+  for (int i = 0; i < 3; ++i) {
+    d[i] = eul[i] - old[i];
+    if (d[i] > pi_thresh) {
+      eul[i] -= std::floor(d[i] / pi_x2 + 0.5) * pi_x2;
+      d[i] = eul[i] - old[i];
+    } else if (d[i] < -pi_thresh) {
+      eul[i] += std::floor(-d[i] / pi_x2 + 0.5) * pi_x2;
+      d[i] = eul[i] - old[i];
+    }
+  }
+  const double big = static_cast<double>(3.2f), small = static_cast<double>(1.6f);
+  for (int i = 0; i < 3; ++i) {
+    const int a = (i + 1) % 3, b = (i + 2) % 3;
+    if (std::abs(d[i]) > big && std::abs(d[a]) < small && std::abs(d[b]) < small) eul[i] += d[i] > 0.0 ? -pi_x2 : pi_x2;
+  }
+}
+
+// mat4_to_compatible_eulO: of the two triples, the one nearer `old` after wrapping.
+Vec3 matrixToCompatibleEuler(const Mat3& m, const Vec3& old, RotationMode order) {
+  Vec3 e1, e2;
+  matrixToEulerPair(unitColumns(m), order, e1, e2);
+  compatibleEuler(e1, old);
+  compatibleEuler(e2, old);
+  return (e1 - old).cwiseAbs().sum() > (e2 - old).cwiseAbs().sum() ? e2 : e1;
+}
+
+// Blender 3.4's mat3_normalized_to_quat on a matrix with unit columns (not necessarily
+// orthogonal: the branch decides which entries a sheared matrix's quaternion comes from; Mike
+// Day's method, w >= 0), then normalised (always, in 3.4; checked in Blender).
+Eigen::Quaterniond unitMatrixToQuat(const Mat3& m) {
+  double w, x, y, z;
+  if (m(2, 2) < 0.0) {
+    if (m(0, 0) > m(1, 1)) {
+      double s = 2.0 * std::sqrt(1.0 + m(0, 0) - m(1, 1) - m(2, 2));
+      if (m(2, 1) < m(1, 2)) s = -s;
+      x = 0.25 * s;
+      s = 1.0 / s;
+      w = (m(2, 1) - m(1, 2)) * s;
+      y = (m(1, 0) + m(0, 1)) * s;
+      z = (m(0, 2) + m(2, 0)) * s;
+    } else {
+      double s = 2.0 * std::sqrt(1.0 - m(0, 0) + m(1, 1) - m(2, 2));
+      if (m(0, 2) < m(2, 0)) s = -s;
+      y = 0.25 * s;
+      s = 1.0 / s;
+      w = (m(0, 2) - m(2, 0)) * s;
+      x = (m(1, 0) + m(0, 1)) * s;
+      z = (m(2, 1) + m(1, 2)) * s;
+    }
+  } else if (m(0, 0) < -m(1, 1)) {
+    double s = 2.0 * std::sqrt(1.0 - m(0, 0) - m(1, 1) + m(2, 2));
+    if (m(1, 0) < m(0, 1)) s = -s;
+    z = 0.25 * s;
+    s = 1.0 / s;
+    w = (m(1, 0) - m(0, 1)) * s;
+    x = (m(0, 2) + m(2, 0)) * s;
+    y = (m(2, 1) + m(1, 2)) * s;
+  } else {
+    double s = 2.0 * std::sqrt(1.0 + m(0, 0) + m(1, 1) + m(2, 2));
+    w = 0.25 * s;
+    s = 1.0 / s;
+    x = (m(2, 1) - m(1, 2)) * s;
+    y = (m(0, 2) - m(2, 0)) * s;
+    z = (m(1, 0) - m(0, 1)) * s;
+  }
+  Eigen::Quaterniond q(w, x, y, z);
+  const double len = q.norm();
+  if (!std::isfinite(len) || len == 0.0) return Eigen::Quaterniond(1.0, 0.0, 0.0, 0.0);
+  q.coeffs() /= len;
+  return q;
+}
+
+// mat3_to_quat / mat4_to_quat: columns normalised, a negative determinant flipped first.
+Eigen::Quaterniond matrixToQuat(const Mat3& m) {
+  Mat3 u = unitColumns(m);
+  if (u.determinant() < 0.0) u = -u;
+  return unitMatrixToQuat(u);
+}
+
+// mat3_to_rot_size: unit axes and their lengths; a negative determinant negates both.
+void rotSize(const Mat3& m, Mat3& rot, Vec3& size) {
+  for (int c = 0; c < 3; ++c) {
+    Vec3 v;
+    size[c] = detail::normalizeInto(v, m.col(c));
+    rot.col(c) = v;
+  }
+  if (rot.determinant() < 0.0) {
+    rot = -rot;
+    size = -size;
+  }
+}
+
+Mat4 locRotSize(const Vec3& loc, const Mat3& rot, const Vec3& size) {
+  Mat4 r = Mat4::Identity();
+  r.topLeftCorner<3, 3>() = rot * size.asDiagonal();
+  r.topRightCorner<3, 1>() = loc;
+  return r;
+}
+
+Vec3 axisLengths(const Mat4& m) { return {m.col(0).head<3>().norm(), m.col(1).head<3>().norm(), m.col(2).head<3>().norm()}; }
+
+// interp_m3_m3m3 / interp_m4_m4m4: polar decomposition A = U P of both, U slerped, P and the
+// location interpolated linearly.
+void polar(const Mat3& a, Mat3& u, Mat3& p) {
+  Eigen::JacobiSVD<Mat3> svd(a, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  u = svd.matrixU() * svd.matrixV().transpose();
+  p = svd.matrixV() * svd.singularValues().asDiagonal() * svd.matrixV().transpose();
+  if (u.determinant() < 0.0) {
+    u = -u;
+    p = -p;
+  }
+}
+
+Eigen::Quaterniond slerpShortest(const Eigen::Quaterniond& a, const Eigen::Quaterniond& b, double t) {
+  double cosom = a.dot(b);
+  Eigen::Vector4d qa = a.coeffs();
+  if (cosom < 0.0) {
+    cosom = -cosom;
+    qa = -qa;
+  }
+  double w0 = 1.0 - t, w1 = t;
+  if (1.0 - cosom > 0.0001) {
+    const double omega = std::acos(cosom), sinom = std::sin(omega);
+    w0 = std::sin((1.0 - t) * omega) / sinom;
+    w1 = std::sin(t * omega) / sinom;
+  }
+  Eigen::Quaterniond r;
+  r.coeffs() = w0 * qa + w1 * b.coeffs();
+  return r;
+}
+
+Mat4 interpolate(const Mat4& a, const Mat4& b, double t) {
+  Mat3 ua, pa, ub, pb;
+  polar(a.topLeftCorner<3, 3>(), ua, pa);
+  polar(b.topLeftCorner<3, 3>(), ub, pb);
+  const Eigen::Quaterniond q = slerpShortest(matrixToQuat(ua), matrixToQuat(ub), t);
+  Mat4 r = Mat4::Identity();
+  // Not normalised: where slerp falls back to lerp, Blender uses the slightly short quaternion as is.
+  r.topLeftCorner<3, 3>() = q.toRotationMatrix() * (pa + (pb - pa) * t);
+  r.topRightCorner<3, 1>() = a.topRightCorner<3, 1>() + (b.topRightCorner<3, 1>() - a.topRightCorner<3, 1>()) * t;
+  return r;
+}
+
+// ---- Dual quaternions (ARMATURE with use_deform_preserve_volume) ------------------------------
+
+struct DualQuat {
+  Eigen::Vector4d quat = Eigen::Vector4d::Zero();   // w, x, y, z
+  Eigen::Vector4d trans = Eigen::Vector4d::Zero();
+  Mat4 scale = Mat4::Zero();
+  double scale_weight = 0.0;
+};
+
+bool isOrthonormal(const Mat3& m) {
+  for (int a = 0; a < 3; ++a)
+    for (int b = a + 1; b < 3; ++b)
+      if (std::abs(m.col(a).dot(m.col(b))) > 1e-5) return false;
+  for (int a = 0; a < 3; ++a)
+    if (std::abs(m.col(a).squaredNorm() - 1.0) > 1e-5) return false;
+  return true;
+}
+
+// orthogonalize_m4(m, 1): keeps the Y axis' direction, rebuilds Z then X perpendicular to it.
+void orthogonalizeY(Mat4& r) {
+  const Vec3 size = axisLengths(r);
+  Vec3 x = r.col(0).head<3>(), y, z;
+  detail::normalizeInto(y, r.col(1).head<3>());
+  if (y.dot(x) < 1.0) {
+    detail::normalizeInto(z, x.cross(y));
+    x = y.cross(z);
+  } else {
+    z = r.col(2).head<3>();
+    detail::normalizeInto(x, y.cross(z));
+    z = x.cross(y);
+  }
+  r.col(0).head<3>() = x * size[0];
+  r.col(1).head<3>() = y * size[1];
+  r.col(2).head<3>() = z * size[2];
+}
+
+Eigen::Vector4d wxyz(const Eigen::Quaterniond& q) { return {q.w(), q.x(), q.y(), q.z()}; }
+
+// mat4_to_dquat: `mat` (a deform matrix) split into rotation + translation and a scale part
+// measured in the bone's rest frame `basemat`.
+DualQuat toDualQuat(const Mat4& basemat, const Mat4& mat) {
+  DualQuat dq;
+  const Mat4 base_rs = mat * basemat;
+  const Vec3 dscale = axisLengths(base_rs) - Vec3::Ones();
+  Mat4 r;
+  if (!isOrthonormal(mat.topLeftCorner<3, 3>()) || mat.determinant() < 0.0 || dscale.squaredNorm() > 1e-8) {
+    Mat4 tmp = base_rs;
+    orthogonalizeY(tmp);
+    const Eigen::Quaterniond base_quat = matrixToQuat(tmp.topLeftCorner<3, 3>());
+    Mat4 base_r = Mat4::Identity();
+    base_r.topLeftCorner<3, 3>() = base_quat.toRotationMatrix();
+    base_r.topRightCorner<3, 1>() = base_rs.topRightCorner<3, 1>();
+    const Mat4 base_inv = basemat.inverse();
+    r = base_r * base_inv;
+    const Mat4 s = base_r.inverse() * base_rs;
+    dq.scale = basemat * s * base_inv;
+    dq.scale_weight = 1.0;
+  } else {
+    r = mat;
+  }
+  const Eigen::Vector4d q = wxyz(matrixToQuat(r.topLeftCorner<3, 3>()));
+  dq.quat = q;
+  const Vec3 t = r.topRightCorner<3, 1>();
+  dq.trans[0] = -0.5 * (t[0] * q[1] + t[1] * q[2] + t[2] * q[3]);
+  dq.trans[1] = 0.5 * (t[0] * q[0] + t[1] * q[3] - t[2] * q[2]);
+  dq.trans[2] = 0.5 * (-t[0] * q[3] + t[1] * q[0] + t[2] * q[1]);
+  dq.trans[3] = 0.5 * (t[0] * q[2] - t[1] * q[1] + t[2] * q[0]);
+  return dq;
+}
+
+void addWeighted(DualQuat& sum, const DualQuat& dq, double weight) {
+  const bool flipped = dq.quat.dot(sum.quat) < 0.0;
+  const double w = flipped ? -weight : weight;
+  sum.quat += w * dq.quat;
+  sum.trans += w * dq.trans;
+  if (dq.scale_weight != 0.0) {
+    sum.scale += dq.scale * weight;
+    sum.scale_weight += weight;
+  }
+}
+
+Mat4 dualQuatMatrix(DualQuat dq, double total) {
+  const double inv_total = 1.0 / total;
+  dq.quat *= inv_total;
+  dq.trans *= inv_total;
+  if (dq.scale_weight != 0.0) {
+    const double add = total - dq.scale_weight;
+    if (add != 0.0) dq.scale.diagonal() += Eigen::Vector4d::Constant(add);
+    dq.scale *= inv_total;
+  }
+  double len = dq.quat.norm();
+  if (len != 0.0) len = 1.0 / len;
+  const Eigen::Vector4d q0 = dq.quat * len;
+  Mat4 r = Mat4::Identity();
+  r.topLeftCorner<3, 3>() = Eigen::Quaterniond(q0[0], q0[1], q0[2], q0[3]).toRotationMatrix();
+  const Eigen::Vector4d& t = dq.trans;
+  r(0, 3) = 2.0 * (-t[0] * q0[1] + t[1] * q0[0] - t[2] * q0[3] + t[3] * q0[2]) * len;
+  r(1, 3) = 2.0 * (-t[0] * q0[2] + t[1] * q0[3] + t[2] * q0[0] - t[3] * q0[1]) * len;
+  r(2, 3) = 2.0 * (-t[0] * q0[3] - t[1] * q0[2] + t[2] * q0[1] + t[3] * q0[0]) * len;
+  if (dq.scale_weight != 0.0) r = r * dq.scale;
+  return r;
+}
+
+// ---- Evaluation --------------------------------------------------------------------------------
+
+class Evaluator {
+ public:
+  Evaluator(const Skeleton& s, const Pose& pose, std::span<Mat4> out, std::vector<std::vector<Constraint>>* capture)
+      : s_(s), pose_(pose), out_(out), capture_(capture) {}
+
+  void bone(std::size_t i) {
+    Mat4 m = detail::poseBone(s_, pose_, i, out_);
+    if (i < s_.constraints.size() && !s_.constraints[i].empty()) {
+      const Vec3 head = m.topRightCorner<3, 1>();
+      const auto& stack = s_.constraints[i];
+      for (std::size_t k = 0; k < stack.size(); ++k) solve(i, k, stack[k], m);
+      const int p = s_.parents[i];
+      if (p >= 0 && i < s_.connected.size() && s_.connected[i]) m.topRightCorner<3, 1>() = head;
+    }
+    out_[i] = m;
+  }
+
+ private:
+  // ---- Spaces: BKE_constraint_mat_convertspace with `bone` as the pose channel, `owner` as the
+  // constraint's owner (cob->pchan).
+  Mat4 poseToLocal(std::size_t bone, const Mat4& m) const {
+    const int p = s_.parents[bone];
+    detail::ParentTransform t = detail::boneParentTransform(s_, bone, p >= 0 ? &out_[static_cast<std::size_t>(p)] : nullptr);
+    t.rotscale = t.rotscale.inverse().eval();
+    t.loc = t.loc.inverse().eval();
+    for (int a = 0; a < 3; ++a) t.post_scale[a] = t.post_scale[a] != 0.0 ? 1.0 / t.post_scale[a] : 0.0;
+    return detail::applyParentTransform(t, m);
+  }
+  Mat4 localToPose(std::size_t bone, const Mat4& m) const {
+    const int p = s_.parents[bone];
+    const detail::ParentTransform t = detail::boneParentTransform(s_, bone, p >= 0 ? &out_[static_cast<std::size_t>(p)] : nullptr);
+    return detail::applyParentTransform(t, m);
+  }
+  // The rotation from the bone's rest frame to the owner's (LOCAL <-> LOCAL_OWNER_ORIENT).
+  Mat4 ownerOrient(std::size_t bone, std::size_t owner) const {
+    Mat4 d = s_.rest[owner].inverse() * s_.rest[bone];
+    d.topRightCorner<3, 1>().setZero();
+    return d;
+  }
+
+  Mat4 toPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace from) const {
+    switch (from) {
+      case ConstraintSpace::kWorld:
+      case ConstraintSpace::kPose: return m;
+      case ConstraintSpace::kCustom: return custom * m;
+      case ConstraintSpace::kLocalWithParent: return s_.rest[bone] * m;
+      case ConstraintSpace::kLocalOwnerOrient: {
+        const Mat4 d = ownerOrient(bone, owner);
+        m = d.inverse() * m * d;
+        return localToPose(bone, m);
+      }
+      case ConstraintSpace::kLocal: return localToPose(bone, m);
+    }
+    return m;
+  }
+  Mat4 fromPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace to) const {
+    switch (to) {
+      case ConstraintSpace::kWorld:
+      case ConstraintSpace::kPose: return m;
+      case ConstraintSpace::kCustom: return custom.inverse() * m;
+      case ConstraintSpace::kLocalWithParent: return s_.rest[bone].inverse() * m;
+      case ConstraintSpace::kLocalOwnerOrient: {
+        m = poseToLocal(bone, m);
+        const Mat4 d = ownerOrient(bone, owner);
+        return d * m * d.inverse();
+      }
+      case ConstraintSpace::kLocal: return poseToLocal(bone, m);
+    }
+    return m;
+  }
+
+  // constraint_target_to_mat4 for a bone target, in `space`.
+  Mat4 targetMatrix(const Constraint& c, int target, std::size_t owner, const Mat4& custom) const {
+    if (target < 0) return Mat4::Identity();  // the armature object itself: at the origin
+    const auto t = static_cast<std::size_t>(target);
+    Mat4 m = out_[t];
+    if (c.head_tail >= 0.000001) {
+      const Vec3 head = m.topRightCorner<3, 1>();
+      const Vec3 tail = head + m.col(1).head<3>() * s_.lengths[t];
+      m.topRightCorner<3, 1>() = head + (tail - head) * c.head_tail;
+    }
+    return fromPose(t, owner, custom, m, c.target_space);
+  }
+
+  static bool valid(const ConstraintTarget& t) { return t.has_target && (!t.parent_reference || t.main_bone >= 0); }
+  static int boneOf(const ConstraintTarget& t) { return t.parent_reference ? t.main_bone : t.bone; }
+
+  void solve(std::size_t i, std::size_t k, const Constraint& c, Mat4& m) {
+    if (c.mute || !c.evaluated() || static_cast<float>(c.influence) == 0.0f) return;
+    // Blender disables a constraint whose target is missing (no conversions, no blend).
+    const bool limit = c.type == ConstraintType::kLimitLocation || c.type == ConstraintType::kLimitRotation ||
+                       c.type == ConstraintType::kLimitScale;
+    if (!limit && c.type != ConstraintType::kArmature && (c.targets.empty() || !valid(c.targets[0]))) return;
+    for (const ConstraintTarget& t : c.targets)
+      if (t.has_target && !t.subtarget.empty() && boneOf(t) < 0 && !t.parent_reference) return;  // bone removed: invalid
+    Mat4 custom = Mat4::Identity();
+    if (c.owner_space == ConstraintSpace::kCustom || c.target_space == ConstraintSpace::kCustom) {
+      if (!c.space.has_target) return;  // CUSTOM space without its object: Blender disables the constraint
+      if (c.space.bone >= 0) custom = out_[static_cast<std::size_t>(c.space.bone)];
+    }
+    const Mat4 old = m;
+    m = fromPose(i, i, custom, m, c.owner_space);
+    evaluate(i, k, c, custom, m);
+    // Blender marks a bone's CHILD_OF "space once": its result is taken as it is, not converted
+    // back from owner_space (the same for its default POSE space).
+    if (c.type != ConstraintType::kChildOf) m = toPose(i, i, custom, m, c.owner_space);
+    if (static_cast<float>(c.influence) < 1.0f) m = interpolate(old, m, c.influence);
+  }
+
+  void evaluate(std::size_t i, std::size_t k, const Constraint& c, const Mat4& custom, Mat4& m) {
+    if (c.type == ConstraintType::kArmature) return armature(i, c, m);
+    if (c.type == ConstraintType::kLimitLocation) return limitLocation(c, m);
+    if (c.type == ConstraintType::kLimitRotation) return limitRotation(i, c, m);
+    if (c.type == ConstraintType::kLimitScale) return limitScale(c, m);
+    if (c.targets.empty() || !valid(c.targets[0])) return;
+    const Mat4 target = targetMatrix(c, boneOf(c.targets[0]), i, custom);
+    switch (c.type) {
+      case ConstraintType::kCopyLocation: return copyLocation(c, target, m);
+      case ConstraintType::kCopyRotation: return copyRotation(i, c, target, m);
+      case ConstraintType::kCopyScale: return copyScale(c, target, m);
+      case ConstraintType::kCopyTransforms: return copyTransforms(c, target, m);
+      case ConstraintType::kChildOf: return childOf(i, k, c, target, m);
+      case ConstraintType::kDampedTrack: return dampedTrack(c.track_axis, target.topRightCorner<3, 1>() - m.topRightCorner<3, 1>(), m);
+      case ConstraintType::kStretchTo: return stretchTo(i, k, c, target, m);
+      case ConstraintType::kTransform: return transform(i, c, boneOf(c.targets[0]), target, m);
+      default: return;
+    }
+  }
+
+  // ARMATURE: the targets' deform matrices (pose * rest^-1) blended by weight, linearly or as dual
+  // quaternions, applied on top of the owner.
+  void armature(std::size_t, const Constraint& c, Mat4& m) const {
+    Mat4 sum = Mat4::Zero();
+    DualQuat dq;
+    double total = 0.0;
+    for (const ConstraintTarget& t : c.targets) {
+      if (static_cast<float>(t.weight) <= 0.0f) continue;
+      if (!valid(t) || boneOf(t) < 0) return;
+      const auto b = static_cast<std::size_t>(boneOf(t));
+      const Mat4 deform = out_[b] * s_.rest[b].inverse();
+      if (c.use_deform_preserve_volume) addWeighted(dq, toDualQuat(s_.rest[b], deform), t.weight);
+      else sum += t.weight * deform;
+      total += t.weight;
+    }
+    if (!(total > 0.0)) return;
+    sum = c.use_deform_preserve_volume ? dualQuatMatrix(dq, total) : Mat4(sum / total);
+    m = sum * m;
+  }
+
+  static void copyLocation(const Constraint& c, const Mat4& target, Mat4& m) {
+    const Vec3 offset = c.use_offset ? Vec3(m.topRightCorner<3, 1>()) : Vec3::Zero();
+    for (int a = 0; a < 3; ++a) {
+      if (!c.use_xyz[static_cast<std::size_t>(a)]) continue;
+      m(a, 3) = target(a, 3);
+      if (c.invert_xyz[static_cast<std::size_t>(a)]) m(a, 3) = -m(a, 3);
+      m(a, 3) += offset[a];
+    }
+  }
+
+  void copyRotation(std::size_t i, const Constraint& c, const Mat4& target, Mat4& m) const {
+    Mat3 old_rot;
+    Vec3 size;
+    rotSize(m.topLeftCorner<3, 3>(), old_rot, size);
+    const Vec3 loc = m.topRightCorner<3, 1>();
+    const RotationMode order = eulerMode(c.euler_order, ownerOrder(pose_, i));
+    const Vec3 owner_euler = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    Mat4 t = target;
+    detail::orthogonalizeStableY(t, true);
+    Vec3 eul = matrixToCompatibleEuler(t.topLeftCorner<3, 3>(), owner_euler, order);
+    const bool legacy_offset = c.mix_mode == "OFFSET";
+    const Vec3 fallback = legacy_offset || c.mix_mode == "REPLACE" ? owner_euler : Vec3::Zero();
+    for (int a = 0; a < 3; ++a) {
+      if (!c.use_xyz[static_cast<std::size_t>(a)]) {
+        eul[a] = fallback[a];
+        continue;
+      }
+      if (legacy_offset) {
+        // rotate_eulO: the copied rotation followed by the owner's angle about this axis.
+        Vec3 axis_angle = Vec3::Zero();
+        axis_angle[a] = owner_euler[a];
+        const Mat3 r = eulerToMatrix(eul, order) * eulerToMatrix(axis_angle, order);
+        eul = matrixToEuler(r, order);
+      }
+      if (c.invert_xyz[static_cast<std::size_t>(a)]) eul[a] = -eul[a];
+    }
+    if (c.mix_mode == "ADD") eul += owner_euler;
+    compatibleEuler(eul, owner_euler);
+    Mat3 rot = eulerToMatrix(eul, order);
+    if (c.mix_mode == "BEFORE") rot = rot * old_rot;
+    else if (c.mix_mode == "AFTER") rot = old_rot * rot;
+    m = locRotSize(loc, rot, size);
+  }
+
+  static void copyScale(const Constraint& c, const Mat4& target, Mat4& m) {
+    const Vec3 obsize = axisLengths(m);
+    Vec3 size;
+    if (c.use_make_uniform) {
+      double total = 1.0;
+      if (c.use_xyz[0] && c.use_xyz[1] && c.use_xyz[2]) {
+        total = std::abs(target.topLeftCorner<3, 3>().determinant());
+      } else {
+        const Vec3 ts = axisLengths(target);
+        for (int a = 0; a < 3; ++a)
+          if (c.use_xyz[static_cast<std::size_t>(a)]) total *= ts[a];
+      }
+      size = Vec3::Constant(std::cbrt(total));
+    } else {
+      size = axisLengths(target);
+    }
+    for (int a = 0; a < 3; ++a) size[a] = std::pow(size[a], c.power);
+    if (c.use_offset) {
+      if (!c.use_add) size = size.cwiseProduct(obsize);
+      else size += obsize - Vec3::Ones();
+    }
+    for (int a = 0; a < 3; ++a)
+      if ((c.use_xyz[static_cast<std::size_t>(a)] || c.use_make_uniform) && obsize[a] != 0.0)
+        m.col(a).head<3>() *= size[a] / obsize[a];
+  }
+
+  // mul_m4_m4m4_aligned_scale (split = false) / mul_m4_m4m4_split_channels (split = true).
+  static Mat4 mulChannels(const Mat4& a, const Mat4& b, bool split) {
+    Mat3 ra, rb;
+    Vec3 sa, sb;
+    rotSize(a.topLeftCorner<3, 3>(), ra, sa);
+    rotSize(b.topLeftCorner<3, 3>(), rb, sb);
+    const Vec3 loc = split ? Vec3(a.topRightCorner<3, 1>() + b.topRightCorner<3, 1>()) : Vec3((a * b.col(3)).head<3>());
+    return locRotSize(loc, ra * rb, sa.cwiseProduct(sb));
+  }
+
+  static void copyTransforms(const Constraint& c, Mat4 target, Mat4& m) {
+    if (c.remove_target_shear) detail::orthogonalizeStableY(target, false);
+    const std::string& mode = c.mix_mode;
+    if (mode == "REPLACE") m = target;
+    else if (mode == "BEFORE_FULL") m = target * m;
+    else if (mode == "AFTER_FULL") m = m * target;
+    else if (mode == "BEFORE") m = mulChannels(target, m, false);
+    else if (mode == "AFTER") m = mulChannels(m, target, false);
+    else if (mode == "BEFORE_SPLIT") m = mulChannels(target, m, true);
+    else if (mode == "AFTER_SPLIT") m = mulChannels(m, target, true);
+  }
+
+  // A matrix from the channels of `m` the constraint keeps (CHILD_OF's filtered parenting).
+  static Mat4 filtered(const Mat4& m, const std::array<bool, 9>& use, RotationMode order) {
+    Vec3 loc = m.topRightCorner<3, 1>();
+    Vec3 eul = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    Vec3 size = axisLengths(m);
+    for (int a = 0; a < 3; ++a) {
+      if (!use[static_cast<std::size_t>(a)]) loc[a] = 0.0;
+      if (!use[static_cast<std::size_t>(3 + a)]) eul[a] = 0.0;
+      if (!use[static_cast<std::size_t>(6 + a)]) size[a] = 1.0;
+    }
+    Mat4 r = Mat4::Identity();
+    r.topLeftCorner<3, 3>() = eulerToMatrix(eul, order) * size.asDiagonal();
+    r.topRightCorner<3, 1>() = loc;
+    return r;
+  }
+
+  void childOf(std::size_t i, std::size_t k, const Constraint& c, const Mat4& target, Mat4& m) {
+    const bool all = std::all_of(c.child_of_channels.begin(), c.child_of_channels.end(), [](bool b) { return b; });
+    const int tb = boneOf(c.targets[0]);
+    const RotationMode target_order = tb >= 0 ? ownerOrder(pose_, static_cast<std::size_t>(tb)) : RotationMode::kXYZ;
+    const Mat4 parent = all ? target : filtered(target, c.child_of_channels, target_order);
+    Mat4 inverse = all ? c.inverse_matrix : filtered(c.inverse_matrix, c.child_of_channels, ownerOrder(pose_, i));
+    if (c.set_inverse_pending) {
+      // Bound at this evaluation (the rest pose when the skeleton is built), as Blender does.
+      inverse = parent.inverse();
+      if (capture_) {
+        (*capture_)[i][k].inverse_matrix = inverse;
+        (*capture_)[i][k].set_inverse_pending = false;
+      }
+    }
+    const Mat4 before = m;
+    m = parent * inverse * m;
+    // A location channel left out keeps the owner's location on that axis.
+    for (int a = 0; a < 3; ++a)
+      if (!c.child_of_channels[static_cast<std::size_t>(a)]) m(a, 3) = before(a, 3);
+  }
+
+  // damptrack_do_transform: the shortest rotation turning the tracked axis towards `to`.
+  static void dampedTrack(int track_axis, const Vec3& to, Mat4& m) {
+    static const Vec3 kAxes[6] = {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ(), -Vec3::UnitX(), -Vec3::UnitY(), -Vec3::UnitZ()};
+    Vec3 target;
+    if (detail::normalizeInto(target, to) == 0.0) return;
+    Vec3 axis = m.topLeftCorner<3, 3>() * kAxes[track_axis];
+    if (detail::normalizeInto(axis, axis) == 0.0) axis = kAxes[track_axis];
+    Vec3 raxis = axis.cross(target);
+    double angle = std::acos(std::clamp(axis.dot(target), -1.0, 1.0));
+    if (detail::normalizeInto(raxis, raxis) < FLT_EPSILON) {
+      if (std::abs(angle) < std::numbers::pi - 0.01) return;
+      angle = std::numbers::pi;
+      const Vec3 other = m.topLeftCorner<3, 3>() * kAxes[(track_axis + 1) % 6];
+      if (detail::normalizeInto(raxis, axis.cross(other)) == 0.0) return;
+    }
+    const Mat3 r = Eigen::AngleAxisd(angle, raxis).toRotationMatrix();
+    Mat4 result = Mat4::Identity();
+    result.topLeftCorner<3, 3>() = r * m.topLeftCorner<3, 3>();
+    result.topRightCorner<3, 1>() = m.topRightCorner<3, 1>();
+    m = result;
+  }
+
+  void stretchTo(std::size_t i, std::size_t k, const Constraint& c, const Mat4& target, Mat4& m) {
+    if (c.keep_axis == 2) detail::orthogonalizeStableY(m, false);
+    Mat4 unit = m;
+    Vec3 size = detail::normalizeAxes(unit);
+    m = unit;
+    const Vec3 xx = m.col(0).head<3>(), zz = m.col(2).head<3>();
+    Vec3 vec;
+    double dist = detail::normalizeInto(vec, target.topRightCorner<3, 1>() - m.topRightCorner<3, 1>());
+    dist /= size[1];
+    double rest = c.rest_length;
+    if (rest == 0.0) {
+      // Measured at this evaluation (the rest pose when the skeleton is built), as Blender does.
+      rest = dist;
+      if (capture_) (*capture_)[i][k].rest_length = dist;
+    }
+    Vec3 scale;
+    scale[1] = dist / rest;
+    double bulge = std::pow(rest / dist, c.bulge);
+    if (bulge > 1.0 && c.use_bulge_max) {
+      const double bulge_max = std::max(c.bulge_max, 1.0);
+      const double hard = std::min(bulge, bulge_max);
+      const double range = bulge_max - 1.0;
+      const double scale_fac = range > 0.0 ? 1.0 / range : 0.0;
+      const double soft = 1.0 + range * std::atan((bulge - 1.0) * scale_fac) / (std::numbers::pi / 2);
+      bulge = c.bulge_smooth * soft + (1.0 - c.bulge_smooth) * hard;  // Blender's interpf(soft, hard, smooth)
+    }
+    if (bulge < 1.0 && c.use_bulge_min) {
+      const double bulge_min = std::clamp(c.bulge_min, 0.0, 1.0);
+      const double hard = std::max(bulge, bulge_min);
+      const double range = 1.0 - bulge_min;
+      const double scale_fac = range > 0.0 ? 1.0 / range : 0.0;
+      const double soft = 1.0 - range * std::atan((1.0 - bulge) * scale_fac) / (std::numbers::pi / 2);
+      bulge = c.bulge_smooth * soft + (1.0 - c.bulge_smooth) * hard;  // Blender's interpf(soft, hard, smooth)
+    }
+    switch (c.volume) {
+      case 0: scale[0] = scale[2] = std::sqrt(bulge); break;
+      case 1: scale[0] = bulge; scale[2] = 1.0; break;
+      case 2: scale[0] = 1.0; scale[2] = bulge; break;
+      default: scale[0] = scale[2] = 1.0; break;
+    }
+    size = size.cwiseProduct(scale);
+    switch (c.keep_axis) {
+      case 2: dampedTrack(1, vec, m); break;
+      case 0: {
+        m.col(1).head<3>() = vec;
+        Vec3 orth;
+        detail::normalizeInto(orth, xx.cross(vec));
+        m.col(2).head<3>() = orth;
+        Vec3 x;
+        detail::normalizeInto(x, vec.cross(orth));
+        m.col(0).head<3>() = x;
+        break;
+      }
+      default: {
+        m.col(1).head<3>() = vec;
+        Vec3 orth;
+        detail::normalizeInto(orth, zz.cross(vec));
+        m.col(0).head<3>() = -orth;
+        Vec3 z;
+        detail::normalizeInto(z, vec.cross(orth));
+        m.col(2).head<3>() = z;
+        break;
+      }
+    }
+    detail::scaleAxes(m, size);
+  }
+
+  static void limitLocation(const Constraint& c, Mat4& m) {
+    for (int a = 0; a < 3; ++a) {
+      const auto u = static_cast<std::size_t>(a);
+      if (c.use_min[u] && m(a, 3) < c.min[u]) m(a, 3) = c.min[u];
+      if (c.use_max[u] && m(a, 3) > c.max[u]) m(a, 3) = c.max[u];
+    }
+  }
+
+  void limitRotation(std::size_t i, const Constraint& c, Mat4& m) const {
+    detail::orthogonalizeStableY(m, false);
+    if (!c.use_limit[0] && !c.use_limit[1] && !c.use_limit[2]) return;
+    const RotationMode order = eulerMode(c.euler_order, ownerOrder(pose_, i));
+    const Vec3 loc = m.topRightCorner<3, 1>();
+    const Vec3 size = axisLengths(m);
+    Vec3 eul = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    for (int a = 0; a < 3; ++a) {
+      const auto u = static_cast<std::size_t>(a);
+      if (!c.use_limit[u]) continue;
+      if (eul[a] < c.min[u]) eul[a] = c.min[u];
+      if (eul[a] > c.max[u]) eul[a] = c.max[u];
+    }
+    m = Mat4::Identity();
+    m.topLeftCorner<3, 3>() = eulerToMatrix(eul, order) * size.asDiagonal();
+    m.topRightCorner<3, 1>() = loc;
+  }
+
+  static void limitScale(const Constraint& c, Mat4& m) {
+    const Vec3 obsize = axisLengths(m);
+    Vec3 size = obsize;
+    for (int a = 0; a < 3; ++a) {
+      const auto u = static_cast<std::size_t>(a);
+      if (c.use_min[u] && size[a] < c.min[u]) size[a] = c.min[u];
+      if (c.use_max[u] && size[a] > c.max[u]) size[a] = c.max[u];
+    }
+    for (int a = 0; a < 3; ++a)
+      if (obsize[a] != 0.0) m.col(a).head<3>() *= size[a] / obsize[a];
+  }
+
+  // BKE_driver_target_matrix_to_rot_channels for TRANSFORM's rotation input (angles, all channels).
+  static Vec3 rotationChannels(const Mat4& target, RotationMode auto_order, RotationSource mode) {
+    const auto n = static_cast<int>(mode);
+    if (mode == RotationSource::kAuto) return matrixToEuler(target.topLeftCorner<3, 3>(), auto_order);
+    if (n <= static_cast<int>(RotationSource::kZYX)) return matrixToEuler(target.topLeftCorner<3, 3>(), static_cast<RotationMode>(n));
+    const Eigen::Quaterniond q = matrixToQuat(target.topLeftCorner<3, 3>());
+    auto angles = [](const Eigen::Vector4d& v) { return Vec3(2.0 * std::asin(std::clamp(v[1], -1.0, 1.0)), 2.0 * std::asin(std::clamp(v[2], -1.0, 1.0)),
+                                                             2.0 * std::asin(std::clamp(v[3], -1.0, 1.0))); };
+    if (mode == RotationSource::kQuaternion) return angles(wxyz(q));
+    // Swing and twist about one axis: the twist angle on that axis, the swing's pseudo-angles on the others.
+    const int axis = n - static_cast<int>(RotationSource::kSwingTwistX);
+    const Eigen::Vector4d v = wxyz(q);  // w >= 0
+    const double half = std::atan2(v[1 + axis], v[0]);
+    Eigen::Quaterniond twist_inv(std::cos(half), 0, 0, 0);
+    twist_inv.coeffs()[axis] = -std::sin(half);  // coeffs() is x, y, z, w
+    const Eigen::Quaterniond swing = q * twist_inv;
+    Vec3 out = angles(wxyz(swing));
+    out[axis] = 2.0 * half;
+    return out;
+  }
+
+  void transform(std::size_t i, const Constraint& c, int, const Mat4& target, Mat4& m) const {
+    const auto from = static_cast<std::size_t>(c.map_from);
+    Vec3 d = Vec3::Zero();
+    switch (c.map_from) {
+      case TransformChannel::kScale:
+        d = axisLengths(target);
+        if (target.topLeftCorner<3, 3>().determinant() < 0.0) d = -d;
+        break;
+      case TransformChannel::kRotation: d = rotationChannels(target, ownerOrder(pose_, i), c.from_rotation_mode); break;
+      case TransformChannel::kLocation: d = target.topRightCorner<3, 1>(); break;
+    }
+    const auto& from_min = c.ranges[from][0];
+    const auto& from_max = c.ranges[from][1];
+    Vec3 sval;
+    for (int a = 0; a < 3; ++a) {
+      const auto u = static_cast<std::size_t>(a);
+      if (!c.use_motion_extrapolate) {
+        if (d[a] < from_min[u]) d[a] = from_min[u];
+        else if (d[a] > from_max[u]) d[a] = from_max[u];
+      }
+      const double range = from_max[u] - from_min[u];
+      sval[a] = static_cast<float>(range) != 0.0f ? (d[a] - from_min[u]) / range : 0.0;
+    }
+    const RotationMode order = c.map_to == TransformChannel::kRotation ? eulerMode(c.to_euler_order, ownerOrder(pose_, i)) : ownerOrder(pose_, i);
+    Mat3 rot;
+    Vec3 size;
+    rotSize(m.topLeftCorner<3, 3>(), rot, size);
+    Vec3 loc = m.topRightCorner<3, 1>();
+    const auto to = static_cast<std::size_t>(c.map_to);
+    const auto& to_min = c.ranges[to][2];
+    const auto& to_max = c.ranges[to][3];
+    Vec3 v;
+    for (int a = 0; a < 3; ++a) {
+      const auto u = static_cast<std::size_t>(a);
+      v[a] = to_min[u] + sval[c.map_to_from[u]] * (to_max[u] - to_min[u]);
+    }
+    switch (c.map_to) {
+      case TransformChannel::kScale:
+        size = c.mix_mode_scale == "MULTIPLY" ? Vec3(size.cwiseProduct(v)) : v;
+        break;
+      case TransformChannel::kRotation:
+        if (c.mix_mode_rot == "REPLACE") rot = eulerToMatrix(v, order);
+        else if (c.mix_mode_rot == "BEFORE") rot = eulerToMatrix(v, order) * rot;
+        else if (c.mix_mode_rot == "AFTER") rot = rot * eulerToMatrix(v, order);
+        else rot = eulerToMatrix(v + matrixToEuler(rot, order), order);
+        break;
+      case TransformChannel::kLocation:
+        loc = c.mix_mode == "REPLACE" ? v : Vec3(loc + v);
+        break;
+    }
+    m = locRotSize(loc, rot, size);
+  }
+
+  const Skeleton& s_;
+  const Pose& pose_;
+  std::span<Mat4> out_;
+  std::vector<std::vector<Constraint>>* capture_;
+};
+
+}  // namespace
+
+namespace detail {
+
+void poseMatricesConstrained(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out) {
+  Evaluator e(skeleton, pose, out, nullptr);
+  if (skeleton.eval_order.size() == skeleton.size()) {
+    for (std::uint32_t i : skeleton.eval_order) e.bone(i);
+  } else {
+    for (std::size_t i = 0; i < skeleton.size(); ++i) e.bone(i);
+  }
+}
+
+Status constraintOrder(std::size_t n, const int* parents, const std::vector<std::vector<Constraint>>& constraints,
+                       std::span<const std::string> names, std::string_view label, std::vector<std::uint32_t>& order) {
+  order.clear();
+  // Bone i depends on its parent and on its constraints' target and space bones.
+  auto forEachTarget = [&constraints](std::size_t i, auto&& f) -> Status {
+    if (i >= constraints.size()) return {};
+    for (const Constraint& c : constraints[i]) {
+      for (const ConstraintTarget& t : c.targets) RIGFIT_TRY(f(c, t.parent_reference ? t.main_bone : t.bone));
+      RIGFIT_TRY(f(c, c.space.bone));
+    }
+    return {};
+  };
+  bool ordered = true;  // every dependency before its bone: index order works
+  for (std::size_t i = 0; i < n; ++i) {
+    ordered = ordered && parents[i] < static_cast<int>(i);
+    RIGFIT_TRY(forEachTarget(i, [&](const Constraint& c, int b) -> Status {
+      if (b < 0) return {};
+      if (static_cast<std::size_t>(b) >= n)
+        return makeError(ErrorCode::kUsage, std::string(label) + ": " + jsonPathKey("bones", names[i]) + ": constraint \"" + c.name +
+                                                "\" targets bone index " + std::to_string(b) + " of a skeleton of " + std::to_string(n));
+      if (static_cast<std::size_t>(b) == i && !c.mute && c.evaluated())
+        return makeError(ErrorCode::kSchema, std::string(label) + ": " + jsonPathKey("bones", names[i]) + ": constraint \"" + c.name +
+                                                 "\" targets its own bone");
+      ordered = ordered && static_cast<std::size_t>(b) <= i;
+      return {};
+    }));
+  }
+  if (ordered) return {};
+  std::vector<std::uint32_t> dep_start(n + 1), deps;
+  for (std::size_t i = 0; i < n; ++i) {
+    dep_start[i] = static_cast<std::uint32_t>(deps.size());
+    if (parents[i] >= 0) deps.push_back(static_cast<std::uint32_t>(parents[i]));
+    (void)forEachTarget(i, [&](const Constraint&, int b) -> Status {
+      if (b >= 0 && static_cast<std::size_t>(b) != i) deps.push_back(static_cast<std::uint32_t>(b));
+      return {};
+    });
+  }
+  dep_start[n] = static_cast<std::uint32_t>(deps.size());
+  std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
+  order.reserve(n);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;  // bone, next dependency
+  for (std::uint32_t root = 0; root < n; ++root) {
+    if (state[root]) continue;
+    stack.push_back({root, dep_start[root]});
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [b, next] = stack.back();
+      if (next < dep_start[b + 1]) {
+        const std::uint32_t d = deps[next++];
+        if (state[d] == 1) {
+          std::string cycle;
+          bool in = false;
+          for (const auto& [sb, unused] : stack) {
+            in = in || sb == d;
+            if (in) cycle += "\"" + names[sb] + "\" -> ";
+          }
+          order.clear();
+          return makeError(ErrorCode::kSchema,
+                           std::string(label) + ": constraint targets and parents form a cycle: " + cycle + "\"" + names[d] + "\"");
+        }
+        if (state[d] == 0) {
+          state[d] = 1;
+          stack.push_back({d, dep_start[d]});
+        }
+        continue;
+      }
+      state[b] = 2;
+      order.push_back(b);
+      stack.pop_back();
+    }
+  }
+  return {};
+}
+
+void bindAtRest(Skeleton& skeleton) {
+  // CHILD_OF inverses and STRETCH_TO rest lengths still to be set are measured on the rest pose.
+  bool pending = false;
+  for (const auto& stack_i : skeleton.constraints)
+    for (const Constraint& c : stack_i)
+      pending = pending || (c.type == ConstraintType::kChildOf && c.set_inverse_pending) ||
+                (c.type == ConstraintType::kStretchTo && c.rest_length == 0.0);
+  if (!pending) return;
+  const std::size_t n = skeleton.size();
+  std::vector<Eigen::Matrix4d> out(n);
+  const Pose rest = Pose::rest(skeleton);
+  std::vector<std::vector<Constraint>> captured = skeleton.constraints;
+  Evaluator e(skeleton, rest, out, &captured);
+  if (skeleton.eval_order.size() == n) {
+    for (std::uint32_t i : skeleton.eval_order) e.bone(i);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) e.bone(i);
+  }
+  skeleton.constraints = std::move(captured);
+}
+
+}  // namespace detail
+
+Status prepareConstraints(Skeleton& skeleton, std::string_view label) {
+  std::vector<std::uint32_t> order;
+  RIGFIT_TRY(detail::constraintOrder(skeleton.size(), skeleton.parents.data(), skeleton.constraints, skeleton.names, label, order));
+  bool identity = true;
+  for (std::size_t k = 0; k < order.size(); ++k) identity = identity && order[k] == k;
+  if (identity) skeleton.eval_order.clear();
+  else skeleton.eval_order = std::move(order);
+  detail::bindAtRest(skeleton);
+  return {};
+}
+
+std::vector<PoseWarning> constraintWarnings(const Skeleton& skeleton) {
+  std::vector<PoseWarning> out;
+  for (std::size_t i = 0; i < skeleton.constraints.size(); ++i)
+    for (const Constraint& c : skeleton.constraints[i]) {
+      if (c.mute) continue;
+      std::string why;
+      if (!c.evaluated()) why = "is not evaluated by rigfit; posed without it";
+      else if (c.type == ConstraintType::kArmature && c.use_bone_envelopes) why = "uses bone envelopes, which rigfit does not evaluate; their factor is taken as 1";
+      if (why.empty()) {
+        for (const ConstraintTarget& t : c.targets)
+          if (t.has_target && !t.subtarget.empty() && (t.parent_reference ? t.main_bone : t.bone) < 0)
+            why = t.parent_reference ? "targets the parent rig's \"" + t.subtarget + "\", which is not resolved; skipped"
+                                     : "targets \"" + t.subtarget + "\", a bone removed from the skeleton; skipped";
+      }
+      if (why.empty()) continue;
+      out.push_back({"bone \"" + skeleton.names[i] + "\": constraint \"" + c.name + "\" (" + c.type_name + ") " + why, {skeleton.names[i]}});
+    }
+  return out;
+}
+
+}  // namespace rigfit

@@ -1,0 +1,45 @@
+// Pose evaluation pieces shared by pose.cpp and the constraint evaluation (Blender's names in
+// the comments of pose.cpp).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "rigfit/pose.hpp"
+#include "rigfit/skeleton.hpp"
+
+namespace rigfit::detail {
+
+// Blender's BoneParentTransform: how the parent (or the armature, for roots) carries a bone's
+// rotation/scale channels (rotscale), its location channel (loc) and an extra axis scale.
+struct ParentTransform {
+  Eigen::Matrix4d rotscale;
+  Eigen::Matrix4d loc;
+  Eigen::Vector3d post_scale = Eigen::Vector3d::Ones();
+};
+
+double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v);
+void scaleAxes(Eigen::Matrix4d& m, const Eigen::Vector3d& s);
+Eigen::Vector3d normalizeAxes(Eigen::Matrix4d& m);
+void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize);
+
+/// Bone i's parent transform given its parent's pose matrix (ignored for roots).
+ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d* parent_pose);
+/// BKE_bone_parent_transform_apply.
+Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in);
+/// Bone i's pose matrix before constraints, from its parent's entry in `out`.
+Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out);
+/// poseMatrices for a skeleton with constraints (constraint_eval.cpp).
+void poseMatricesConstrained(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out);
+/// An order of n bones with every bone after its parent and its constraints' target and space bones
+/// (empty when index order is one); errors name a cycle, a self-target or an index >= n.
+[[nodiscard]] Status constraintOrder(std::size_t n, const int* parents, const std::vector<std::vector<Constraint>>& constraints,
+                                     std::span<const std::string> names, std::string_view label, std::vector<std::uint32_t>& order);
+/// CHILD_OF inverses and STRETCH_TO rest lengths still unset, measured on the rest pose.
+void bindAtRest(Skeleton& skeleton);
+
+}  // namespace rigfit::detail
