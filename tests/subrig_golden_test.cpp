@@ -7,11 +7,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "rigfit/character.hpp"
+#include "rigfit/constraint.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/json.hpp"
 #include "rigfit/posing.hpp"
@@ -152,6 +157,56 @@ TEST(SubrigGolden, AnUnresolvableParentIsAnErrorNamingTheConstraint) {
                                    "joint-head -> joint-head-2, and the main rig has no bone \"head\" (the subtarget)"),
             std::string::npos)
       << c.error().message;
+}
+
+// An ARMATURE constraint bound to a body vertex (§8.4): one target per main-rig bone weighting the
+// vertex, with the body's raw weight; a vertex beyond the body is an error naming the path.
+TEST(SubrigGolden, VertexReferenceTargetsTheBonesWeightingThatBodyVertex) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const auto dir = std::filesystem::temp_directory_path() / ("rigfit_subrig_vertex_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tiny.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n";
+  std::ofstream(dir / "tiny.mhclo") << "name tiny\nobj_file tiny.obj\nverts 0\n5000\n5100\n5200\n";
+  const auto skel = [&](int vertex) {
+    std::ofstream(dir / "tiny.mpfbskel")
+        << R"({"is_subrig": true, "version": 110, "bones": {"b": {"head": {"strategy": "VERTEX", "vertex_index": 0},)"
+           R"( "tail": {"strategy": "VERTEX", "vertex_index": 1}, "parent": "", "roll": 0, "use_connect": false,)"
+           R"( "use_local_location": true, "use_inherit_rotation": true, "inherit_scale": "FULL", "rigify": {},)"
+           R"( "constraints": [{"type": "ARMATURE", "name": "VERTEX:)" << vertex
+        << R"(", "target": {"strategy": "VERTEX", "vertex_index": )" << vertex << "}}]}}}";
+  };
+  const auto load = [&]() {
+    CharacterOptions options;
+    options.rig = "game_engine";
+    auto worn = loadWornAsset((dir / "tiny.mhclo").string(), "game_engine");
+    if (!worn) return Expected<Character>(worn.error());
+    options.assets.push_back(std::make_shared<const WornAsset>(std::move(*worn)));
+    return loadCharacter(DataSource::folder(test::sharedData()), options);
+  };
+  skel(5000);
+  auto c = load();
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const Skeleton& s = c->fit.skeleton;
+  const int b = s.find("b");
+  ASSERT_GE(b, 0);
+  ASSERT_EQ(s.constraints.size(), s.size());
+  const std::vector<Constraint>& cons = s.constraints[static_cast<std::size_t>(b)];
+  ASSERT_EQ(cons.size(), 1u);
+  const Skin& body = c->body().skin;
+  const std::size_t first = body.offsets[5000], count = body.offsets[5001] - first;
+  ASSERT_GT(count, 0u);
+  ASSERT_EQ(cons[0].targets.size(), count);
+  for (std::size_t k = 0; k < count; ++k) {
+    EXPECT_EQ(cons[0].targets[k].main_bone, body.bones[first + k]);
+    EXPECT_EQ(cons[0].targets[k].subtarget, s.names[body.bones[first + k]]);
+    EXPECT_EQ(cons[0].targets[k].weight, static_cast<double>(body.weights[first + k]));
+  }
+  skel(99999);
+  c = load();
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, (dir / "tiny.mpfbskel").string() +
+                                   ": bones.b.constraints[0].target.vertex_index: vertex 99999 is beyond the body of 19158 vertices");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 // skeleton; the asset's skin blends the sub-rig's deformation over the main rig's by
 // `mhmask-subrig`, as MPFB's modifier stack does.
 #include <algorithm>
+#include <cmath>
 
 #include "pipeline/character_assets.hpp"
+#include "rigfit/number_format.hpp"
 #include "rigfit/subrig.hpp"
 
 namespace rigfit::detail {
@@ -57,12 +59,42 @@ Expected<ParentBone> parentTarget(const Json& ref, const std::string& subtarget,
   return ParentBone{bone, head_tail};
 }
 
+// An ARMATURE constraint's VERTEX reference (§8.4): one target per main-rig deform bone weighting
+// that body vertex, with its raw weight (none without body weights).
+Status bindVertex(Constraint& con, const ParentRig& parent, const Skeleton& main, const Skin* body_skin, const std::string& where) {
+  const Json& ref = *con.vertex_reference;
+  const Json* strategy = ref.find("strategy");
+  const Json* index = ref.find("vertex_index");
+  if (!strategy || !strategy->isString() || strategy->asString() != "VERTEX")
+    return makeError(ErrorCode::kSchema, where + ".target.strategy: an ARMATURE constraint's target must be a VERTEX reference");
+  if (!index || !index->isNumber() || index->asDouble() != std::floor(index->asDouble()))
+    return makeError(ErrorCode::kSchema, where + ".target.vertex_index: expected an integer");
+  const double v = index->asDouble();
+  const std::size_t count = body_skin ? body_skin->vertex_count : 0;
+  if (body_skin && (v < 0 || v >= static_cast<double>(count)))
+    return makeError(ErrorCode::kRange, where + ".target.vertex_index: vertex " +
+                                            (std::abs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : formatPythonFloat(v)) + " is beyond the body of " +
+                                            std::to_string(count) + " vertices");
+  if (!body_skin) return {};
+  for (const auto& [bone, weight] : vertexBinding(parent, *body_skin, static_cast<std::size_t>(v))) {
+    ConstraintTarget t;
+    t.has_target = true;
+    t.parent_reference = ref;
+    t.subtarget = main.names[static_cast<std::size_t>(bone)];
+    t.weight = weight;
+    t.main_bone = bone;
+    con.targets.push_back(std::move(t));
+  }
+  return {};
+}
+
 // A sub-rig bone's constraint in the joined skeleton: own targets moved by `first`, parent-rig
-// references resolved (VERTEX references stay unresolved: the constraint is then skipped, with a
-// warning from constraintWarnings).
-Status joinConstraint(Constraint& con, std::size_t first, const ParentRig& parent, const Skeleton& main,
+// references resolved (JOINTS, a bone by name, VERTEX).
+Status joinConstraint(Constraint& con, std::size_t first, const ParentRig& parent, const Skeleton& main, const Skin* body_skin,
                       const Eigen::Vector3d& owner_head, const std::string& where) {
+  if (con.vertex_reference) RIGFIT_TRY(bindVertex(con, parent, main, body_skin, where));
   const auto join = [&](ConstraintTarget& t) -> Status {
+    if (t.main_bone >= 0) return {};  // bound by bindVertex
     if (!t.parent_reference) {
       if (t.bone >= 0) t.bone += static_cast<int>(first);
       return {};
@@ -117,7 +149,7 @@ Expected<SubrigJoin> joinSubrig(Character& c, const CharacterMesh& asset_mesh, c
       }
       if (!typed) continue;
       Constraint joined = sub.constraints[b][k];
-      RIGFIT_TRY(joinConstraint(joined, join.first, parent, c.fit.skeleton, sub.heads[b], where));
+      RIGFIT_TRY(joinConstraint(joined, join.first, parent, c.fit.skeleton, c.has_skin ? &c.body().skin : nullptr, sub.heads[b], where));
       constraints[b].push_back(std::move(joined));
     }
   }
