@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "rigfit/character.hpp"
+#include "rigfit/character_export.hpp"
 #include "rigfit/constraint.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/json.hpp"
@@ -201,6 +202,14 @@ TEST(SubrigGolden, VertexReferenceTargetsTheBonesWeightingThatBodyVertex) {
     EXPECT_EQ(cons[0].targets[k].subtarget, s.names[body.bones[first + k]]);
     EXPECT_EQ(cons[0].targets[k].weight, static_cast<double>(body.weights[first + k]));
   }
+  // Engines do not evaluate constraints: the export report lists them.
+  auto exported = exportCharacter(DataSource::folder(test::sharedData()), *c, {}, CharacterExportOptions{});
+  ASSERT_TRUE(exported.ok()) << exported.error().message;
+  EXPECT_EQ(exported->report.constraints, std::vector<std::string>{"b: VERTEX:5000 (ARMATURE)"});
+  const Json report = exportReportJson(exported->report);
+  const Json* listed = report.find("constraints");
+  ASSERT_TRUE(listed && listed->isArray() && listed->size() == 1);
+  EXPECT_EQ(listed->items()[0].asString(), "b: VERTEX:5000 (ARMATURE)");
   skel(99999);
   c = load();
   ASSERT_FALSE(c.ok());

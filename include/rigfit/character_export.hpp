@@ -79,6 +79,9 @@ struct ExportReport {
   std::optional<Influences> influences;
   std::size_t unweighted_vertices = 0;      ///< body vertices without influences
   std::vector<std::string> unmapped_groups;  ///< weights groups that name no bone
+  /// The skeleton's bone constraints, "BONE: NAME (TYPE)": engines do not evaluate them (a pose
+  /// applied as rest holds their effect in that pose only). Empty: none.
+  std::vector<std::string> constraints;
   std::vector<std::string> warnings;
   std::size_t bytes = 0;                    ///< main file + .bin
 };

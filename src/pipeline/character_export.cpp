@@ -8,6 +8,7 @@
 #include <Eigen/LU>
 
 #include "rigfit/bbone_bake.hpp"
+#include "rigfit/constraint.hpp"
 #include "rigfit/export_model.hpp"
 #include "rigfit/file_io.hpp"
 #include "rigfit/g4mf.hpp"
@@ -220,6 +221,10 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   for (const ExportMorph& m : body.morphs) report.morphs.push_back({m.name, m.vertices.size()});
   for (std::size_t v = 0; v < body.vertexCount(); ++v) report.unweighted_vertices += body.skin.influenceCount(v) == 0;
   report.unmapped_groups = c.binding.unmapped;
+  for (std::size_t b = 0; b < c.fit.skeleton.constraints.size(); ++b)
+    for (const Constraint& con : c.fit.skeleton.constraints[b])
+      report.constraints.push_back(c.fit.skeleton.names[b] + ": " + con.name + " (" +
+                                   (con.type == ConstraintType::kOther ? con.type_name : constraintTypeName(con.type)) + ")");
   // The same provenance goes into the file's asset extras.
   Json provenance = Json::object();
   provenance.set("weights", weightsJson(report.weights));
@@ -300,6 +305,7 @@ Json exportReportJson(const ExportReport& r) {
   }
   out.set("unweighted_vertices", count(r.unweighted_vertices));
   out.set("unmapped_groups", stringArray(r.unmapped_groups));
+  if (!r.constraints.empty()) out.set("constraints", stringArray(r.constraints));
   if (r.influences) {
     out.set("influences", r.influences->per_vertex);
     out.set("vertices_limited", count(r.influences->vertices_limited));
