@@ -161,7 +161,12 @@ Expected<Skin> assetSkin(const Character& c, const Skeleton& main, const Asset& 
   if (!skin) return skin.error();
   skin->bone_count = c.fit.skeleton.size();
   if (!join) return skin;
-  auto sub = bindWeights(*weights, join->fit.skeleton, *asset.subrig, n);
+  // The sub-rig's armature modifier reads the groups named as its bones.
+  WeightsFile sub_groups;
+  sub_groups.label = weights->label;
+  for (const WeightsFile::Group& g : weights->groups)
+    if (join->fit.skeleton.find(g.name) >= 0) sub_groups.groups.push_back(g);
+  auto sub = bindWeights(sub_groups, join->fit.skeleton, *asset.subrig, n);
   if (!sub) return sub.error();
   std::size_t fixed = 0;
   Skin out = blendSubrigSkin(*skin, *sub, *join, c.fit.skeleton.size(), &fixed);
