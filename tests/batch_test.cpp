@@ -27,7 +27,7 @@ TEST(BatchManifest, ParsesEveryKey) {
       R"("modifiers": {"nose/nose-scale-horiz-decr-incr": -0.5}, "targets": {"armslegs/r-foot-scale-incr": 0.3}, "ground": true}, )"
       R"("pose": {"file": "game_engine_fk/t-pose.json", "rotate": {"upperarm_l": [0, 0, 40.5]}, "rotate_quat": {"head": [1, 0.1, 0, 0]}}, )"
       R"("assets": ["high-poly", "clothes/shoes01", "/abs/tongue01.mhclo"], "proxy": "female_generic", )"
-      R"("export": {"influences": 8, "quantize": true, "weight_bits": 16, "keep_helpers": true, "keep_hidden": true, "deform_only": true, )"
+      R"("export": {"influences": 8, "quantize": true, "weight_bits": 16, "keep_helpers": true, "keep_hidden": true, "deform_only": true, "no_bake": true, )"
       R"("morphs": ["expression/units/caucasian/mouth-open=jawOpen", "nose/nose-base-up"], "base_color": [0.9, 0.7, 0.6]}})");
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->line, 7u);
@@ -60,6 +60,7 @@ TEST(BatchManifest, ParsesEveryKey) {
   EXPECT_TRUE(e->output.keep_helpers);
   EXPECT_TRUE(e->output.keep_hidden);
   EXPECT_TRUE(e->output.deform_only);
+  EXPECT_TRUE(e->output.keep_bendy_bones);
   EXPECT_EQ(e->assets, (std::vector<std::string>{"high-poly", "clothes/shoes01", "/abs/tongue01.mhclo"}));
   EXPECT_EQ(e->proxy, "female_generic");
   EXPECT_EQ(e->output.base_color, (std::array<float, 4>{0.9f, 0.7f, 0.6f, 1.0f}));
@@ -81,6 +82,7 @@ TEST(BatchManifest, Defaults) {
   EXPECT_TRUE(e->assets.empty());
   EXPECT_TRUE(e->proxy.empty());
   EXPECT_FALSE(e->output.keep_hidden);
+  EXPECT_FALSE(e->output.keep_bendy_bones);
   // {} is MPFB's new human: every macro at its default.
   auto d = parseOne(R"({"name": "a", "rig": "demo", "shape": {"macros": {}}})");
   ASSERT_TRUE(d.ok());
@@ -137,7 +139,7 @@ TEST(BatchManifest, EachSchemaError) {
        "m.jsonl: line 7: pose.rotate_quat.head[2]: expected a number"},
       {R"({"name": "a", "rig": "demo", "export": {"influence": 4}})",
        "m.jsonl: line 7: export.influence: unknown key (expected one of: influences, quantize, weight_bits, keep_helpers, keep_hidden, deform_only, compress, embed, morphs, "
-       "base_color)"},
+       "base_color, no_bake)"},
       {R"({"name": "a", "rig": "demo", "export": {"base_color": [1, 0.5]}})",
        "m.jsonl: line 7: export.base_color: expected an array of 3 or 4 numbers from 0 to 1"},
       {R"({"name": "a", "rig": "demo", "export": {"base_color": [1, 0.5, 1.5]}})",

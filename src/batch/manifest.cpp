@@ -169,7 +169,7 @@ Status parsePose(const Checker& ck, const Json& v, PoseRequest& pose) {
 
 Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) {
   RIGFIT_TRY(ck.object(v, "export", {"influences", "quantize", "weight_bits", "keep_helpers", "keep_hidden", "deform_only", "compress", "embed", "morphs",
-                                       "base_color"}));
+                                       "base_color", "no_bake"}));
   if (const Json* x = v.find("base_color")) {
     if (!x->isArray() || (x->size() != 3 && x->size() != 4))
       return ck.error("export.base_color", "expected an array of 3 or 4 numbers from 0 to 1");
@@ -196,6 +196,7 @@ Status parseExport(const Checker& ck, const Json& v, CharacterExportOptions& o) 
   if (const Json* x = v.find("keep_helpers")) RIGFIT_TRY(ck.boolean(*x, "export.keep_helpers", o.keep_helpers));
   if (const Json* x = v.find("keep_hidden")) RIGFIT_TRY(ck.boolean(*x, "export.keep_hidden", o.keep_hidden));
   if (const Json* x = v.find("deform_only")) RIGFIT_TRY(ck.boolean(*x, "export.deform_only", o.deform_only));
+  if (const Json* x = v.find("no_bake")) RIGFIT_TRY(ck.boolean(*x, "export.no_bake", o.keep_bendy_bones));
   if (const Json* x = v.find("compress")) RIGFIT_TRY(ck.boolean(*x, "export.compress", o.compress));
   if (const Json* x = v.find("embed")) RIGFIT_TRY(ck.boolean(*x, "export.embed", o.embed));
   if (!isGltf(o.format) && (v.contains("influences") || v.contains("quantize") || v.contains("weight_bits") || v.contains("base_color")))
