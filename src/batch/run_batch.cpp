@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 
@@ -167,9 +168,15 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
       const auto t_line = Clock::now();
       BatchLineResult& r = result.lines[i];
       const Expected<BatchEntry>& entry = entries[i];
-      Status st = !entry ? Status(entry.error())
-                  : !characterBase() ? Status(characterBase().error())
-                                     : runEntry(data, shared, *characterBase(), *entry, options.out_dir, jobs, dir_mutex, r);
+      // A line that runs out of memory fails alone; the other lines go on.
+      const auto run = [&]() -> Status {
+        try {
+          return runEntry(data, shared, *characterBase(), *entry, options.out_dir, jobs, dir_mutex, r);
+        } catch (const std::bad_alloc&) {
+          return makeError(ErrorCode::kIo, "out of memory");
+        }
+      };
+      Status st = !entry ? Status(entry.error()) : !characterBase() ? Status(characterBase().error()) : run();
       r.ok = st.ok();
       if (!st) {
         r.error = st.error().message;
