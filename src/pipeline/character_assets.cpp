@@ -228,7 +228,6 @@ Status wearAssets(const DataSource& data, Character& c, const CharacterOptions& 
   for (std::size_t a = 0; a < dressed->assets.size(); ++a) {
     CharacterMesh& m = dressed->assets[a];
     const SubrigJoin* join = m.asset->asset.subrig ? &(*joins)[a] : nullptr;
-    if (join) c.warnings.insert(c.warnings.end(), join->warnings.begin(), join->warnings.end());
     auto skin = assetSkin(c, main, m.asset->asset, m.mesh.vertexCount(), join, c.warnings);
     if (!skin) return skin.error();
     m.skin = std::move(*skin);

@@ -16,14 +16,14 @@ struct SubrigJoin {
   std::string asset_name;
   std::size_t first = 0;           ///< skeleton index of its first bone (its bones follow in order)
   FitResult fit;                   ///< the sub-rig fitted on its own (its names, parents within it)
-  std::vector<std::string> names;  ///< its bones' names in the character's skeleton
-  std::vector<std::string> warnings;
 };
 
 /// Fits `asset_mesh`'s sub-rig (asset_mesh.asset->asset.subrig) on the fitted asset and `body` (the
 /// shaped body with helpers, whose groups are c.body().groups), and appends its bones to
 /// c.fit.skeleton: a root whose CHILD_OF (every channel, influence 1) targets the main rig goes
-/// under the bone that target resolves to (JOINTS on `body_info`); other constraints are warnings.
+/// under the bone that target resolves to (JOINTS on `body_info`); its other constraints join with
+/// their targets re-indexed and their parent-rig references (JOINTS, a bone by name, VERTEX on the
+/// body's skin) resolved. The caller runs prepareConstraints on the joined skeleton.
 [[nodiscard]] Expected<SubrigJoin> joinSubrig(Character& c, const CharacterMesh& asset_mesh, const Mesh& body,
                                               const PositionInfo& body_info);
 

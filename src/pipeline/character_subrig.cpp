@@ -160,7 +160,6 @@ Expected<SubrigJoin> joinSubrig(Character& c, const CharacterMesh& asset_mesh, c
   for (std::size_t b = 0; b < sub.size(); ++b) {
     std::string name = sub.names[b];
     if (s.find(name) >= 0) name = join.asset_name + "." + name;
-    join.names.push_back(name);
     s.names.push_back(std::move(name));
     s.parents.push_back(sub.parents[b] == kNoParent ? root_parent[b] : static_cast<int>(join.first) + sub.parents[b]);
     s.heads.push_back(sub.heads[b]);
