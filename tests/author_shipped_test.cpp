@@ -294,6 +294,8 @@ TEST(AuthorShipped, MeanSearchMatchesTheDefinition) {
   const DataSource data = DataSource::folder(test::sharedData());
   const Body b = body(data, true);
   const auto& v = b.info.vertices;
+  std::vector<double> xyz;
+  for (const auto& p : v) xyz.insert(xyz.end(), {p.x(), p.y(), p.z()});
   auto reference = [&](const Eigen::Vector3d& pos, double max_dist, double radius) {
     const double box = 0.15 * b.info.height, penalty = max_dist / (2.0 * box);
     double best_w = max_dist + penalty * 2.0 * box, best_d = max_dist;
@@ -305,9 +307,16 @@ TEST(AuthorShipped, MeanSearchMatchesTheDefinition) {
     for (const auto& [d1, i1] : cand) {
       if ((v[i1] - pos).cwiseAbs().maxCoeff() >= radius) continue;
       const Eigen::Vector3d mirror = 2.0 * pos - v[i1];
+      // The vertex nearest the mirror point, the first of equals (plain loop: this brute force is
+      // most of the test's time, and it runs in sanitized builds too).
       std::uint32_t i2 = 0;
-      for (std::uint32_t j = 1; j < v.size(); ++j)
-        if ((v[j] - mirror).squaredNorm() < (v[i2] - mirror).squaredNorm()) i2 = j;
+      const double mx = mirror.x(), my = mirror.y(), mz = mirror.z();
+      double nearest = (v[0] - mirror).squaredNorm();
+      for (std::uint32_t j = 1; j < v.size(); ++j) {
+        const double dx = xyz[3 * j] - mx, dy = xyz[3 * j + 1] - my, dz = xyz[3 * j + 2] - mz;
+        const double d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < nearest) nearest = d2, i2 = j;
+      }
       if (i2 <= i1) continue;
       const double d = ((v[i1] + v[i2]) * 0.5 - pos).norm();
       if (!(d < max_dist)) continue;

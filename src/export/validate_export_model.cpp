@@ -125,7 +125,9 @@ Status checkMesh(const ExportMesh& m, std::size_t index, std::size_t nb) {
   const std::size_t with_normals = m.normals.size() / 3;
   if (const std::size_t v = firstBad(with_normals, [&](std::size_t i) {
         const float* n = normals + 3 * i;
-        return ((n[0] == 0.0f) & (n[1] == 0.0f) & (n[2] == 0.0f)) | nonFinite(n[0]) | nonFinite(n[1]) | nonFinite(n[2]);
+        // Branch-free: every test is evaluated (as unsigned, so that clang sees the intent).
+        const unsigned zero = unsigned{n[0] == 0.0f} & unsigned{n[1] == 0.0f} & unsigned{n[2] == 0.0f};
+        return (zero | unsigned{nonFinite(n[0])} | unsigned{nonFinite(n[1])} | unsigned{nonFinite(n[2])}) != 0;
       });
       v < with_normals)
     return range(where + "vertex " + std::to_string(v) + " has a zero or non-finite normal");

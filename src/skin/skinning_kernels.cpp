@@ -332,10 +332,15 @@ HWY_INLINE void Transform(const V (&m)[3][4], const float* in_p, const float* in
     const V c22 = hn::MulSub(a[0][0], a[1][1], hn::Mul(a[0][1], a[1][0]));
     tz = hn::MulAdd(c20, nx, hn::MulAdd(c21, ny, hn::Mul(c22, nz)));
     const V len2 = hn::MulAdd(tx, tx, hn::MulAdd(ty, ty, hn::Mul(tz, tz)));
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+    // No hardware estimate: Highway emulates it (a bit trick and one Newton step, ~2e-3), so divide.
+    const V r = hn::Div(hn::Set(d, 1.0f), hn::Sqrt(len2));
+#else
     // 1/sqrt: the hardware estimate and one Newton step (relative error < 1e-6).
     V r = hn::ApproximateReciprocalSqrt(len2);
     const V h = hn::Mul(len2, hn::Set(d, 0.5f));
     r = hn::Mul(r, hn::NegMulAdd(h, hn::Mul(r, r), hn::Set(d, 1.5f)));
+#endif
     const auto ok = hn::Gt(len2, hn::Set(d, 1e-30f));
     tx = hn::IfThenElse(ok, hn::Mul(tx, r), nx);
     ty = hn::IfThenElse(ok, hn::Mul(ty, r), ny);
