@@ -33,29 +33,6 @@ double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v) {
   return 0.0;
 }
 
-Eigen::Matrix3d axisRotation(int axis, double angle) {
-  const double c = std::cos(angle), s = std::sin(angle);
-  Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
-  const int a = (axis + 1) % 3, b = (axis + 2) % 3;  // right-handed: rotates a towards b
-  r(a, a) = c;
-  r(a, b) = -s;
-  r(b, a) = s;
-  r(b, b) = c;
-  return r;
-}
-
-// The axes of each Euler order in the order they are applied (Blender's eRotationModes 1..6).
-std::array<int, 3> eulerAxes(RotationMode mode) {
-  switch (mode) {
-    case RotationMode::kXZY: return {0, 2, 1};
-    case RotationMode::kYXZ: return {1, 0, 2};
-    case RotationMode::kYZX: return {1, 2, 0};
-    case RotationMode::kZXY: return {2, 0, 1};
-    case RotationMode::kZYX: return {2, 1, 0};
-    default: return {0, 1, 2};
-  }
-}
-
 // Scales the three axis columns (Blender's rescale_m4).
 void scaleAxes(Eigen::Matrix4d& m, const Eigen::Vector3d& s) {
   for (int c = 0; c < 3; ++c) m.block<3, 1>(0, c) *= s[c];
@@ -193,8 +170,6 @@ ParentTransform parentTransform(bool inherit_rotation, InheritScale mode, bool l
 
 }  // namespace detail
 
-using detail::axisRotation;
-using detail::eulerAxes;
 using detail::normalizeInto;
 using detail::scaleAxes;
 
@@ -204,30 +179,6 @@ Pose Pose::rest(const Skeleton& skeleton) {
   for (std::size_t i = 0; i < skeleton.size(); ++i)
     if (i < skeleton.rotation_mode.size()) p.bones[i].rotation_mode = skeleton.rotation_mode[i];
   return p;
-}
-
-Eigen::Matrix3d rotationMatrix(const BonePose& pose) {
-  switch (pose.rotation_mode) {
-    case RotationMode::kQuaternion: {
-      Eigen::Vector4d q = pose.quaternion;  // w, x, y, z
-      const double len = q.norm();
-      // Blender's normalize_qt: a zero quaternion becomes (0, 1, 0, 0), a half turn about X.
-      q = len != 0.0 ? Eigen::Vector4d(q / len) : Eigen::Vector4d(0.0, 1.0, 0.0, 0.0);
-      return Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
-    }
-    case RotationMode::kAxisAngle: {
-      Eigen::Vector3d axis;
-      if (normalizeInto(axis, pose.axis_angle.tail<3>()) == 0.0) return Eigen::Matrix3d::Identity();
-      return Eigen::AngleAxisd(pose.axis_angle[0], axis).toRotationMatrix();
-    }
-    default: {
-      // Euler: the first axis of the order is applied first (XYZ = Rz * Ry * Rx).
-      const std::array<int, 3> axes = eulerAxes(pose.rotation_mode);
-      Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
-      for (int a : axes) r = axisRotation(a, pose.euler[a]) * r;
-      return r;
-    }
-  }
 }
 
 Eigen::Matrix4d channelMatrix(const BonePose& pose, bool connected) {
