@@ -218,11 +218,39 @@ Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matr
   return m;
 }
 
+// Whether bone i inherits its parent's whole transform (use_inherit_rotation, inherit_scale FULL,
+// use_local_location; Blender's defaults): its parent transform is then one matrix, the parent's
+// pose times the bone's offset (a root's rest matrix), and no axis scale follows.
+bool inheritsFully(const Skeleton& skeleton, std::size_t i) {
+  return (i >= skeleton.inherit_rotation.size() || skeleton.inherit_rotation[i]) &&
+         (i >= skeleton.inherit_scale.size() || skeleton.inherit_scale[i] == InheritScale::kFull) &&
+         (i >= skeleton.local_location.size() || skeleton.local_location[i]);
+}
+
+Eigen::Matrix4d mulAffine(const Eigen::Matrix4d& a, const Eigen::Matrix3d& b, const Eigen::Vector3d& t) {
+  Eigen::Matrix4d r;
+  for (int j = 0; j < 3; ++j) r.col(j) = ((a.col(0) * b(0, j) + a.col(1) * b(1, j)) + a.col(2) * b(2, j)) + a.col(3) * 0.0;
+  r.col(3) = ((a.col(0) * t[0] + a.col(1) * t[1]) + a.col(2) * t[2]) + a.col(3);
+  return r;
+}
+
 Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out) {
   const int p = skeleton.parents[i];
   const bool connected = p >= 0 && i < skeleton.connected.size() && skeleton.connected[i];
-  const ParentTransform t = boneParentTransform(skeleton, i, p >= 0 ? &out[static_cast<std::size_t>(p)] : nullptr);
-  return applyParentTransform(t, channelMatrix(pose.bones[i], connected));
+  const BonePose& channel = pose.bones[i];
+  if (!inheritsFully(skeleton, i)) {
+    const ParentTransform t = boneParentTransform(skeleton, i, p >= 0 ? &out[static_cast<std::size_t>(p)] : nullptr);
+    return applyParentTransform(t, channelMatrix(channel, connected));
+  }
+  // applyParentTransform(t, channelMatrix(...)) with rotscale == loc (the location column is the
+  // same matrix-vector product) and a post scale of ones, without building the 4x4 operands.
+  const Eigen::Matrix3d rs = rotationMatrix(channel) * channel.scale.asDiagonal();
+  const Eigen::Vector3d loc = connected ? Eigen::Vector3d::Zero() : channel.location;
+  if (p < 0) return mulAffine(skeleton.rest[i], rs, loc);
+  const auto up = static_cast<std::size_t>(p);
+  Eigen::Vector3d head = skeleton.local_head[i];  // boneOffsetMatrix's translation
+  head[1] += skeleton.local_length[up];
+  return mulAffine(mulAffine(out[up], skeleton.local_rotation[i], head), rs, loc);
 }
 
 }  // namespace detail
