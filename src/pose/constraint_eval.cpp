@@ -13,8 +13,10 @@
 // segment's whole transform) and ARMATURE targets (Blender blends the two segments around the
 // owner's rest head) follow the bone itself.
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <string>
 
@@ -294,8 +296,8 @@ void orthogonalizeY(Mat4& r) {
 Eigen::Vector4d wxyz(const Eigen::Quaterniond& q) { return {q.w(), q.x(), q.y(), q.z()}; }
 
 // mat4_to_dquat: `mat` (a deform matrix) split into rotation + translation and a scale part
-// measured in the bone's rest frame `basemat`.
-DualQuat toDualQuat(const Mat4& basemat, const Mat4& mat) {
+// measured in the bone's rest frame `basemat` (`base_inv`: its inverse).
+DualQuat toDualQuat(const Mat4& basemat, const Mat4& base_inv, const Mat4& mat) {
   DualQuat dq;
   const Mat4 base_rs = mat * basemat;
   const Vec3 dscale = axisLengths(base_rs) - Vec3::Ones();
@@ -307,7 +309,6 @@ DualQuat toDualQuat(const Mat4& basemat, const Mat4& mat) {
     Mat4 base_r = Mat4::Identity();
     base_r.topLeftCorner<3, 3>() = base_quat.toRotationMatrix();
     base_r.topRightCorner<3, 1>() = base_rs.topRightCorner<3, 1>();
-    const Mat4 base_inv = basemat.inverse();
     r = base_r * base_inv;
     const Mat4 s = base_r.inverse() * base_rs;
     dq.scale = basemat * s * base_inv;
@@ -368,6 +369,8 @@ class Evaluator {
   void bone(std::size_t i) {
     Mat4 m = detail::poseBone(s_, pose_, i, out_);
     if (i < s_.constraints.size() && !s_.constraints[i].empty()) {
+      for (Space& sp : spaces_) sp.bone = kNoBone;
+      target_.bone = -1;
       const Vec3 head = m.topRightCorner<3, 1>();
       const auto& stack = s_.constraints[i];
       for (std::size_t k = 0; k < stack.size(); ++k) solve(i, k, stack[k], m);
@@ -380,19 +383,38 @@ class Evaluator {
  private:
   // ---- Spaces: BKE_constraint_mat_convertspace with `bone` as the pose channel, `owner` as the
   // constraint's owner (cob->pchan).
-  Mat4 poseToLocal(std::size_t bone, const Mat4& m) const {
+
+  // A bone's parent transform (LOCAL -> POSE) and its inverse, kept while one owner's stack is
+  // solved: the poses they come from (the owner's parent, its targets' parents) are final by then.
+  static constexpr std::size_t kNoBone = SIZE_MAX;
+  struct Space {
+    std::size_t bone = kNoBone;
+    bool has_inverse = false;
+    detail::ParentTransform t, inverse;
+  };
+  Space& space(std::size_t bone) {
+    for (Space& sp : spaces_)
+      if (sp.bone == bone) return sp;
+    Space& sp = spaces_[next_space_++ % spaces_.size()];
     const int p = s_.parents[bone];
-    detail::ParentTransform t = detail::boneParentTransform(s_, bone, p >= 0 ? &out_[static_cast<std::size_t>(p)] : nullptr);
-    t.rotscale = t.rotscale.inverse().eval();
-    t.loc = t.loc.inverse().eval();
-    for (int a = 0; a < 3; ++a) t.post_scale[a] = t.post_scale[a] != 0.0 ? 1.0 / t.post_scale[a] : 0.0;
-    return detail::applyParentTransform(t, m);
+    sp.bone = bone;
+    sp.has_inverse = false;
+    sp.t = detail::boneParentTransform(s_, bone, p >= 0 ? &out_[static_cast<std::size_t>(p)] : nullptr);
+    return sp;
   }
-  Mat4 localToPose(std::size_t bone, const Mat4& m) const {
-    const int p = s_.parents[bone];
-    const detail::ParentTransform t = detail::boneParentTransform(s_, bone, p >= 0 ? &out_[static_cast<std::size_t>(p)] : nullptr);
-    return detail::applyParentTransform(t, m);
+  Mat4 poseToLocal(std::size_t bone, const Mat4& m) {
+    Space& sp = space(bone);
+    if (!sp.has_inverse) {
+      detail::ParentTransform& inv = sp.inverse;
+      inv.rotscale = sp.t.rotscale.inverse();
+      inv.loc = sp.t.loc_is_rotscale ? inv.rotscale : Mat4(sp.t.loc.inverse());
+      inv.loc_is_rotscale = sp.t.loc_is_rotscale;
+      for (int a = 0; a < 3; ++a) inv.post_scale[a] = sp.t.post_scale[a] != 0.0 ? 1.0 / sp.t.post_scale[a] : 0.0;
+      sp.has_inverse = true;
+    }
+    return detail::applyParentTransform(sp.inverse, m);
   }
+  Mat4 localToPose(std::size_t bone, const Mat4& m) { return detail::applyParentTransform(space(bone).t, m); }
   // The rotation from the bone's rest frame to the owner's (LOCAL <-> LOCAL_OWNER_ORIENT).
   Mat4 ownerOrient(std::size_t bone, std::size_t owner) const {
     Mat4 d = s_.rest[owner].inverse() * s_.rest[bone];
@@ -400,7 +422,7 @@ class Evaluator {
     return d;
   }
 
-  Mat4 toPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace from) const {
+  Mat4 toPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace from) {
     switch (from) {
       case ConstraintSpace::kWorld:
       case ConstraintSpace::kPose: return m;
@@ -415,7 +437,7 @@ class Evaluator {
     }
     return m;
   }
-  Mat4 fromPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace to) const {
+  Mat4 fromPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace to) {
     switch (to) {
       case ConstraintSpace::kWorld:
       case ConstraintSpace::kPose: return m;
@@ -431,8 +453,35 @@ class Evaluator {
     return m;
   }
 
+  // The last target matrix, with what it was made from and the rotation channels read from it
+  // (TRANSFORM), kept while one owner's stack is solved: its constraints often share their target
+  // (Rigify's helper bones: up to three on one bone, in the same space).
+  struct Target {
+    int bone = -1;  // -1: none kept
+    double head_tail = 0.0;
+    ConstraintSpace space = ConstraintSpace::kWorld;
+    int custom = -1;  // the CUSTOM space's bone when `space` is CUSTOM
+    Mat4 m;
+    bool has_channels = false;
+    RotationMode order = RotationMode::kXYZ;
+    RotationSource mode = RotationSource::kAuto;
+    Vec3 channels;
+  };
+  Target& target(const Constraint& c, int bone, std::size_t owner, const Mat4& custom) {
+    const int custom_key = c.target_space == ConstraintSpace::kCustom ? c.space.bone : -1;
+    Target& t = target_;
+    if (bone >= 0 && t.bone == bone && t.head_tail == c.head_tail && t.space == c.target_space && t.custom == custom_key) return t;
+    t.m = targetMatrix(c, bone, owner, custom);
+    t.bone = bone;
+    t.head_tail = c.head_tail;
+    t.space = c.target_space;
+    t.custom = custom_key;
+    t.has_channels = false;
+    return t;
+  }
+
   // constraint_target_to_mat4 for a bone target, in `space`.
-  Mat4 targetMatrix(const Constraint& c, int target, std::size_t owner, const Mat4& custom) const {
+  Mat4 targetMatrix(const Constraint& c, int target, std::size_t owner, const Mat4& custom) {
     if (target < 0) return Mat4::Identity();  // the armature object itself: at the origin
     const auto t = static_cast<std::size_t>(target);
     Mat4 m = out_[t];
@@ -475,7 +524,8 @@ class Evaluator {
     if (c.type == ConstraintType::kLimitRotation) return limitRotation(i, c, m);
     if (c.type == ConstraintType::kLimitScale) return limitScale(c, m);
     if (c.targets.empty() || !valid(c.targets[0])) return;
-    const Mat4 target = targetMatrix(c, boneOf(c.targets[0]), i, custom);
+    Target& tgt = target(c, boneOf(c.targets[0]), i, custom);
+    const Mat4& target = tgt.m;
     switch (c.type) {
       case ConstraintType::kCopyLocation: return copyLocation(c, target, m);
       case ConstraintType::kCopyRotation: return copyRotation(i, c, target, m);
@@ -484,7 +534,7 @@ class Evaluator {
       case ConstraintType::kChildOf: return childOf(i, k, c, target, m);
       case ConstraintType::kDampedTrack: return dampedTrack(c.track_axis, target.topRightCorner<3, 1>() - m.topRightCorner<3, 1>(), m);
       case ConstraintType::kStretchTo: return stretchTo(i, k, c, target, m);
-      case ConstraintType::kTransform: return transform(i, c, boneOf(c.targets[0]), target, m);
+      case ConstraintType::kTransform: return transform(i, c, tgt, m);
       default: return;
     }
   }
@@ -499,8 +549,9 @@ class Evaluator {
       if (static_cast<float>(t.weight) <= 0.0f) continue;
       if (!valid(t) || boneOf(t) < 0) return;
       const auto b = static_cast<std::size_t>(boneOf(t));
-      const Mat4 deform = out_[b] * s_.rest[b].inverse();
-      if (c.use_deform_preserve_volume) addWeighted(dq, toDualQuat(s_.rest[b], deform), t.weight);
+      const Mat4 rest_inv = s_.rest[b].inverse();
+      const Mat4 deform = out_[b] * rest_inv;
+      if (c.use_deform_preserve_volume) addWeighted(dq, toDualQuat(s_.rest[b], rest_inv, deform), t.weight);
       else sum += t.weight * deform;
       total += t.weight;
     }
@@ -786,7 +837,8 @@ class Evaluator {
     return out;
   }
 
-  void transform(std::size_t i, const Constraint& c, int, const Mat4& target, Mat4& m) const {
+  void transform(std::size_t i, const Constraint& c, Target& tgt, Mat4& m) const {
+    const Mat4& target = tgt.m;
     const auto from = static_cast<std::size_t>(c.map_from);
     Vec3 d = Vec3::Zero();
     switch (c.map_from) {
@@ -794,7 +846,17 @@ class Evaluator {
         d = axisLengths(target);
         if (target.topLeftCorner<3, 3>().determinant() < 0.0) d = -d;
         break;
-      case TransformChannel::kRotation: d = rotationChannels(target, ownerOrder(pose_, i), c.from_rotation_mode); break;
+      case TransformChannel::kRotation: {
+        const RotationMode order = ownerOrder(pose_, i);
+        if (!tgt.has_channels || tgt.order != order || tgt.mode != c.from_rotation_mode) {
+          tgt.channels = rotationChannels(target, order, c.from_rotation_mode);
+          tgt.has_channels = true;
+          tgt.order = order;
+          tgt.mode = c.from_rotation_mode;
+        }
+        d = tgt.channels;
+        break;
+      }
       case TransformChannel::kLocation: d = target.topRightCorner<3, 1>(); break;
     }
     const auto& from_min = c.ranges[from][0];
@@ -843,6 +905,9 @@ class Evaluator {
   const Pose& pose_;
   std::span<Mat4> out_;
   std::vector<std::vector<Constraint>>* capture_;
+  std::array<Space, 4> spaces_;  // the owner and up to three targets
+  std::size_t next_space_ = 0;
+  Target target_;
 };
 
 }  // namespace

@@ -114,6 +114,7 @@ ParentTransform parentTransform(bool inherit_rotation, InheritScale mode, bool l
     t.rotscale = offs;
     if (local_location) {
       t.loc = t.rotscale;
+      t.loc_is_rotscale = true;
     } else {
       t.loc = Eigen::Matrix4d::Identity();
       t.loc.topRightCorner<3, 1>() = offs.topRightCorner<3, 1>();
@@ -164,6 +165,7 @@ ParentTransform parentTransform(bool inherit_rotation, InheritScale mode, bool l
     t.loc = pose * offs;
   } else {
     t.loc = t.rotscale;
+    t.loc_is_rotscale = true;
   }
   return t;
 }
@@ -213,8 +215,9 @@ ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, con
 
 Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in) {
   Eigen::Matrix4d m = t.rotscale * in;
-  m.topRightCorner<3, 1>() = (t.loc * in.col(3)).head<3>();
-  scaleAxes(m, t.post_scale);
+  // With loc == rotscale the location is the product's own last column; scaling by ones is exact.
+  if (!t.loc_is_rotscale) m.topRightCorner<3, 1>() = (t.loc * in.col(3)).head<3>();
+  if (t.post_scale != Eigen::Vector3d::Ones()) scaleAxes(m, t.post_scale);
   return m;
 }
 

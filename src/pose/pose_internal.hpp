@@ -20,6 +20,7 @@ struct ParentTransform {
   Eigen::Matrix4d rotscale;
   Eigen::Matrix4d loc;
   Eigen::Vector3d post_scale = Eigen::Vector3d::Ones();
+  bool loc_is_rotscale = false;  ///< loc is a copy of rotscale (their inverses are then equal too)
 };
 
 double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v);
