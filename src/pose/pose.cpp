@@ -16,6 +16,7 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include "pose/euler_matrix.hpp"
 #include "pose/pose_internal.hpp"
 
 namespace rigfit {
@@ -230,7 +231,12 @@ bool inheritsFully(const Skeleton& skeleton, std::size_t i) {
          (i >= skeleton.local_location.size() || skeleton.local_location[i]);
 }
 
-Eigen::Matrix4d mulAffine(const Eigen::Matrix4d& a, const Eigen::Matrix3d& b, const Eigen::Vector3d& t) {
+// a * [b | t] (a 4x4 affine matrix with 3x3 part b(k, j) and translation t) with the operations,
+// in the order, of Eigen's 4x4 product on SSE2, so bit-identical to it: column j is
+// ((a0 b0j + a1 b1j) + a2 b2j) + a3 b3j, b3j being 0 or 1 (a product with a zero is kept: it decides
+// the sign of a zero sum).
+template <class B>
+Eigen::Matrix4d mulAffine(const Eigen::Matrix4d& a, const B& b, const Eigen::Vector3d& t) {
   Eigen::Matrix4d r;
   for (int j = 0; j < 3; ++j) r.col(j) = ((a.col(0) * b(0, j) + a.col(1) * b(1, j)) + a.col(2) * b(2, j)) + a.col(3) * 0.0;
   r.col(3) = ((a.col(0) * t[0] + a.col(1) * t[1]) + a.col(2) * t[2]) + a.col(3);
@@ -247,13 +253,23 @@ Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t
   }
   // applyParentTransform(t, channelMatrix(...)) with rotscale == loc (the location column is the
   // same matrix-vector product) and a post scale of ones, without building the 4x4 operands.
-  const Eigen::Matrix3d rs = rotationMatrix(channel) * channel.scale.asDiagonal();
+  Rows3 rs;
+  if (isEuler(channel.rotation_mode)) {
+    rs = eulerRows(channel.rotation_mode, channel.euler);
+  } else {
+    const Eigen::Matrix3d r = rotationMatrix(channel);
+    for (int k = 0; k < 3; ++k)
+      for (int j = 0; j < 3; ++j) rs[k][j] = r(k, j);
+  }
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 3; ++j) rs[k][j] *= channel.scale[j];
+  const auto channel_rs = [&rs](int k, int j) { return rs[k][j]; };
   const Eigen::Vector3d loc = connected ? Eigen::Vector3d::Zero() : channel.location;
-  if (p < 0) return mulAffine(skeleton.rest[i], rs, loc);
+  if (p < 0) return mulAffine(skeleton.rest[i], channel_rs, loc);
   const auto up = static_cast<std::size_t>(p);
   Eigen::Vector3d head = skeleton.local_head[i];  // boneOffsetMatrix's translation
   head[1] += skeleton.local_length[up];
-  return mulAffine(mulAffine(out[up], skeleton.local_rotation[i], head), rs, loc);
+  return mulAffine(mulAffine(out[up], skeleton.local_rotation[i], head), channel_rs, loc);
 }
 
 }  // namespace detail

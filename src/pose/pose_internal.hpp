@@ -32,10 +32,6 @@ void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize);
 ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d* parent_pose);
 /// BKE_bone_parent_transform_apply.
 Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in);
-/// a * [b | t] (a 4x4 affine matrix with rotation/scale b and translation t) with the operations,
-/// in the order, of Eigen's 4x4 product on SSE2: column j is ((a0 b0j + a1 b1j) + a2 b2j) + a3 b3j,
-/// b3j = 0 or 1 (kept, since a product with a zero decides the sign of a zero sum), bit-identical.
-Eigen::Matrix4d mulAffine(const Eigen::Matrix4d& a, const Eigen::Matrix3d& b, const Eigen::Vector3d& t);
 /// Bone i's pose matrix before constraints, from its parent's entry in `out`.
 Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out);
 /// poseMatrices for a skeleton with constraints (constraint_eval.cpp).
