@@ -367,8 +367,9 @@ class Evaluator {
       : s_(s), pose_(pose), out_(out), capture_(capture) {}
 
   void bone(std::size_t i) {
-    Mat4 m = detail::poseBone(s_, pose_, i, out_);
+    detail::poseBone(s_, pose_, i, out_);
     if (i < s_.constraints.size() && !s_.constraints[i].empty()) {
+      Mat4 m = out_[i];
       for (Space& sp : spaces_) sp.bone = kNoBone;
       target_.bone = -1;
       const Vec3 head = m.topRightCorner<3, 1>();
@@ -376,8 +377,8 @@ class Evaluator {
       for (std::size_t k = 0; k < stack.size(); ++k) solve(i, k, stack[k], m);
       const int p = s_.parents[i];
       if (p >= 0 && i < s_.connected.size() && s_.connected[i]) m.topRightCorner<3, 1>() = head;
+      out_[i] = m;
     }
-    out_[i] = m;
   }
 
  private:

@@ -235,21 +235,21 @@ bool inheritsFully(const Skeleton& skeleton, std::size_t i) {
 // in the order, of Eigen's 4x4 product on SSE2, so bit-identical to it: column j is
 // ((a0 b0j + a1 b1j) + a2 b2j) + a3 b3j, b3j being 0 or 1 (a product with a zero is kept: it decides
 // the sign of a zero sum).
+// `r` must not be `a`.
 template <class B>
-Eigen::Matrix4d mulAffine(const Eigen::Matrix4d& a, const B& b, const Eigen::Vector3d& t) {
-  Eigen::Matrix4d r;
+void mulAffine(const Eigen::Matrix4d& a, const B& b, const Eigen::Vector3d& t, Eigen::Matrix4d& r) {
   for (int j = 0; j < 3; ++j) r.col(j) = ((a.col(0) * b(0, j) + a.col(1) * b(1, j)) + a.col(2) * b(2, j)) + a.col(3) * 0.0;
   r.col(3) = ((a.col(0) * t[0] + a.col(1) * t[1]) + a.col(2) * t[2]) + a.col(3);
-  return r;
 }
 
-Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out) {
+void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out) {
   const int p = skeleton.parents[i];
   const bool connected = p >= 0 && i < skeleton.connected.size() && skeleton.connected[i];
   const BonePose& channel = pose.bones[i];
   if (!inheritsFully(skeleton, i)) {
     const ParentTransform t = boneParentTransform(skeleton, i, p >= 0 ? &out[static_cast<std::size_t>(p)] : nullptr);
-    return applyParentTransform(t, channelMatrix(channel, connected));
+    out[i] = applyParentTransform(t, channelMatrix(channel, connected));
+    return;
   }
   // applyParentTransform(t, channelMatrix(...)) with rotscale == loc (the location column is the
   // same matrix-vector product) and a post scale of ones, without building the 4x4 operands.
@@ -265,11 +265,13 @@ Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t
     for (int j = 0; j < 3; ++j) rs[k][j] *= channel.scale[j];
   const auto channel_rs = [&rs](int k, int j) { return rs[k][j]; };
   const Eigen::Vector3d loc = connected ? Eigen::Vector3d::Zero() : channel.location;
-  if (p < 0) return mulAffine(skeleton.rest[i], channel_rs, loc);
+  if (p < 0) return mulAffine(skeleton.rest[i], channel_rs, loc, out[i]);
   const auto up = static_cast<std::size_t>(p);
   Eigen::Vector3d head = skeleton.local_head[i];  // boneOffsetMatrix's translation
   head[1] += skeleton.local_length[up];
-  return mulAffine(mulAffine(out[up], skeleton.local_rotation[i], head), channel_rs, loc);
+  Eigen::Matrix4d rotscale;
+  mulAffine(out[up], skeleton.local_rotation[i], head, rotscale);
+  mulAffine(rotscale, channel_rs, loc, out[i]);
 }
 
 }  // namespace detail
@@ -278,7 +280,7 @@ void poseMatrices(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::M
   const std::size_t n = skeleton.size();
   assert(pose.bones.size() == n && out.size() == n);
   if (!skeleton.constraints.empty()) return detail::poseMatricesConstrained(skeleton, pose, out);
-  for (std::size_t i = 0; i < n; ++i) out[i] = detail::poseBone(skeleton, pose, i, out);
+  for (std::size_t i = 0; i < n; ++i) detail::poseBone(skeleton, pose, i, out);
 }
 
 void skinningMatrices(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose_matrices,

@@ -32,8 +32,8 @@ void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize);
 ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d* parent_pose);
 /// BKE_bone_parent_transform_apply.
 Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in);
-/// Bone i's pose matrix before constraints, from its parent's entry in `out`.
-Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out);
+/// Bone i's pose matrix before constraints into out[i], from its parent's entry in `out`.
+void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out);
 /// poseMatrices for a skeleton with constraints (constraint_eval.cpp).
 void poseMatricesConstrained(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out);
 /// An order of n bones with every bone after its parent and its constraints' target and space bones
