@@ -33,32 +33,34 @@ Rows3 axisRotationRows(double angle) {
 // x * y with each entry summed as Eigen 3.4 sums a 3x3 double product on SSE2: rows 0 and 1 as one
 // packet, (p0 + p1) + p2; row 2 as p0 + (p1 + p2). The products by constant zeros are kept: they
 // decide the sign of a zero sum.
-inline Rows3 mulRows(const Rows3& x, const Rows3& y) {
-  Rows3 r;
+// `r` must not be `y`.
+inline void mulRows(const Rows3& x, const Rows3& y, Rows3& r) {
   for (int j = 0; j < 3; ++j) {
     for (int i = 0; i < 2; ++i) r[i][j] = (x[i][0] * y[0][j] + x[i][1] * y[1][j]) + x[i][2] * y[2][j];
     r[2][j] = x[2][0] * y[0][j] + (x[2][1] * y[1][j] + x[2][2] * y[2][j]);
   }
-  return r;
 }
 
 // Euler angles applied in the order A0, A1, A2 (XYZ = Rz * Ry * Rx).
+// (Written into `out` by the last product: a copy of the rows would load them, as pairs, right
+// after they were stored one by one, which stalls.)
 template <int A0, int A1, int A2>
-Rows3 eulerRows(const Eigen::Vector3d& euler) {
-  Rows3 r = mulRows(axisRotationRows<A0>(euler[A0]), kIdentityRows);
-  r = mulRows(axisRotationRows<A1>(euler[A1]), r);
-  return mulRows(axisRotationRows<A2>(euler[A2]), r);
+void eulerRows(const Eigen::Vector3d& euler, Rows3& out) {
+  Rows3 r0, r1;
+  mulRows(axisRotationRows<A0>(euler[A0]), kIdentityRows, r0);
+  mulRows(axisRotationRows<A1>(euler[A1]), r0, r1);
+  mulRows(axisRotationRows<A2>(euler[A2]), r1, out);
 }
 
 /// The rotation matrix of Euler angles in an Euler rotation mode (any other mode: XYZ).
-inline Rows3 eulerRows(RotationMode order, const Eigen::Vector3d& euler) {
+inline void eulerRows(RotationMode order, const Eigen::Vector3d& euler, Rows3& out) {
   switch (order) {
-    case RotationMode::kXZY: return eulerRows<0, 2, 1>(euler);
-    case RotationMode::kYXZ: return eulerRows<1, 0, 2>(euler);
-    case RotationMode::kYZX: return eulerRows<1, 2, 0>(euler);
-    case RotationMode::kZXY: return eulerRows<2, 0, 1>(euler);
-    case RotationMode::kZYX: return eulerRows<2, 1, 0>(euler);
-    default: return eulerRows<0, 1, 2>(euler);
+    case RotationMode::kXZY: return eulerRows<0, 2, 1>(euler, out);
+    case RotationMode::kYXZ: return eulerRows<1, 0, 2>(euler, out);
+    case RotationMode::kYZX: return eulerRows<1, 2, 0>(euler, out);
+    case RotationMode::kZXY: return eulerRows<2, 0, 1>(euler, out);
+    case RotationMode::kZYX: return eulerRows<2, 1, 0>(euler, out);
+    default: return eulerRows<0, 1, 2>(euler, out);
   }
 }
 

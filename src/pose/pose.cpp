@@ -253,25 +253,26 @@ void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::sp
   }
   // applyParentTransform(t, channelMatrix(...)) with rotscale == loc (the location column is the
   // same matrix-vector product) and a post scale of ones, without building the 4x4 operands.
-  Rows3 rs;
-  if (isEuler(channel.rotation_mode)) {
-    rs = eulerRows(channel.rotation_mode, channel.euler);
-  } else {
-    const Eigen::Matrix3d r = rotationMatrix(channel);
-    for (int k = 0; k < 3; ++k)
-      for (int j = 0; j < 3; ++j) rs[k][j] = r(k, j);
+  const Eigen::Matrix4d* rotscale = &skeleton.rest[i];  // a root's: its rest matrix
+  Eigen::Matrix4d parent_offset;
+  if (p >= 0) {
+    const auto up = static_cast<std::size_t>(p);
+    Eigen::Vector3d head = skeleton.local_head[i];  // boneOffsetMatrix's translation
+    head[1] += skeleton.local_length[up];
+    mulAffine(out[up], skeleton.local_rotation[i], head, parent_offset);
+    rotscale = &parent_offset;
   }
-  for (int k = 0; k < 3; ++k)
-    for (int j = 0; j < 3; ++j) rs[k][j] *= channel.scale[j];
-  const auto channel_rs = [&rs](int k, int j) { return rs[k][j]; };
-  const Eigen::Vector3d loc = connected ? Eigen::Vector3d::Zero() : channel.location;
-  if (p < 0) return mulAffine(skeleton.rest[i], channel_rs, loc, out[i]);
-  const auto up = static_cast<std::size_t>(p);
-  Eigen::Vector3d head = skeleton.local_head[i];  // boneOffsetMatrix's translation
-  head[1] += skeleton.local_length[up];
-  Eigen::Matrix4d rotscale;
-  mulAffine(out[up], skeleton.local_rotation[i], head, rotscale);
-  mulAffine(rotscale, channel_rs, loc, out[i]);
+  Rows3 r;
+  if (isEuler(channel.rotation_mode)) {
+    eulerRows(channel.rotation_mode, channel.euler, r);
+  } else {
+    const Eigen::Matrix3d m = rotationMatrix(channel);
+    for (int k = 0; k < 3; ++k)
+      for (int j = 0; j < 3; ++j) r[k][j] = m(k, j);
+  }
+  const Eigen::Vector3d& scale = channel.scale;
+  const auto rs = [&r, &scale](int k, int j) { return r[k][j] * scale[j]; };  // channelMatrix's R * diag(scale)
+  mulAffine(*rotscale, rs, connected ? Eigen::Vector3d::Zero() : channel.location, out[i]);
 }
 
 }  // namespace detail

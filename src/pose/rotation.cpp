@@ -22,7 +22,8 @@ Eigen::Matrix3d rotationMatrix(const BonePose& pose) {
       return Eigen::AngleAxisd(pose.axis_angle[0], axis).toRotationMatrix();
     }
     default: {
-      const detail::Rows3 r = detail::eulerRows(pose.rotation_mode, pose.euler);
+      detail::Rows3 r;
+      detail::eulerRows(pose.rotation_mode, pose.euler, r);
       Eigen::Matrix3d m;
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) m(i, j) = r[i][j];
