@@ -24,6 +24,7 @@
 #include <Eigen/LU>
 #include <Eigen/SVD>
 
+#include "pose/euler_matrix.hpp"
 #include "pose/pose_internal.hpp"
 #include "rigfit/constraint.hpp"
 
@@ -46,11 +47,14 @@ RotationMode ownerOrder(const Pose& pose, std::size_t bone) {
   return m == RotationMode::kQuaternion || m == RotationMode::kAxisAngle ? RotationMode::kXYZ : m;
 }
 
+// rotationMatrix of Euler angles in `order` (an Euler order).
 Mat3 eulerToMatrix(const Vec3& euler, RotationMode order) {
-  BonePose p;
-  p.rotation_mode = order;
-  p.euler = euler;
-  return rotationMatrix(p);
+  detail::Rows3 r;
+  detail::eulerRows(order, euler, r);
+  Mat3 m;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) m(a, b) = r[a][b];
+  return m;
 }
 
 // First, second and third axis of an Euler order, and whether the order is an odd permutation.
@@ -69,27 +73,28 @@ OrderAxes orderAxes(RotationMode order) {
   }
 }
 
-// The two Euler triples of a rotation matrix with unit columns (Blender's mat3_normalized_to_eulo2).
-void matrixToEulerPair(const Mat3& m, RotationMode order, Vec3& e1, Vec3& e2) {
+// The two Euler triples of a rotation matrix with unit columns (Blender's mat3_normalized_to_eulo2);
+// only the first when `e2` is null.
+void matrixToEulerPair(const Mat3& m, RotationMode order, Vec3& e1, Vec3* e2) {
   const auto [i, j, k, parity] = orderAxes(order);
   const double cy = std::hypot(m(i, i), m(j, i));
   if (cy > 16.0 * FLT_EPSILON) {
     e1[i] = std::atan2(m(k, j), m(k, k));
     e1[j] = std::atan2(-m(k, i), cy);
     e1[k] = std::atan2(m(j, i), m(i, i));
-    e2[i] = std::atan2(-m(k, j), -m(k, k));
-    e2[j] = std::atan2(-m(k, i), -cy);
-    e2[k] = std::atan2(-m(j, i), -m(i, i));
+    if (e2) {
+      (*e2)[i] = std::atan2(-m(k, j), -m(k, k));
+      (*e2)[j] = std::atan2(-m(k, i), -cy);
+      (*e2)[k] = std::atan2(-m(j, i), -m(i, i));
+    }
   } else {
     e1[i] = std::atan2(-m(j, k), m(j, j));
     e1[j] = std::atan2(-m(k, i), cy);
     e1[k] = 0.0;
-    e2 = e1;
+    if (e2) *e2 = e1;
   }
-  if (parity) {
-    e1 = -e1;
-    e2 = -e2;
-  }
+  if (parity) e1 = -e1;
+  if (parity && e2) *e2 = -*e2;
 }
 
 Mat3 unitColumns(const Mat3& m) {
@@ -103,9 +108,15 @@ Mat3 unitColumns(const Mat3& m) {
 }
 
 // mat3_to_eulO / mat4_to_eulO: the triple with the smaller sum of magnitudes.
+// Each angle of the second triple is the supplement of the first's (|e2| = pi - |e1|; equal
+// triples in the degenerate case), so its magnitudes sum to 3 pi minus the first's: away from
+// 3 pi / 2 the first's sum decides without computing the second.
 Vec3 matrixToEuler(const Mat3& m, RotationMode order) {
+  const Mat3 u = unitColumns(m);
   Vec3 e1, e2;
-  matrixToEulerPair(unitColumns(m), order, e1, e2);
+  matrixToEulerPair(u, order, e1, nullptr);
+  if (e1.cwiseAbs().sum() < 1.5 * std::numbers::pi - 1e-9) return e1;
+  matrixToEulerPair(u, order, e1, &e2);
   return e1.cwiseAbs().sum() > e2.cwiseAbs().sum() ? e2 : e1;
 }
 
@@ -134,7 +145,7 @@ void compatibleEuler(Vec3& eul, const Vec3& old) {
 // mat4_to_compatible_eulO: of the two triples, the one nearer `old` after wrapping.
 Vec3 matrixToCompatibleEuler(const Mat3& m, const Vec3& old, RotationMode order) {
   Vec3 e1, e2;
-  matrixToEulerPair(unitColumns(m), order, e1, e2);
+  matrixToEulerPair(unitColumns(m), order, e1, &e2);
   compatibleEuler(e1, old);
   compatibleEuler(e2, old);
   return (e1 - old).cwiseAbs().sum() > (e2 - old).cwiseAbs().sum() ? e2 : e1;

@@ -21,7 +21,9 @@ inline constexpr Rows3 kIdentityRows{{{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.
 template <int Axis>
 Rows3 axisRotationRows(double angle) {
   constexpr int a = (Axis + 1) % 3, b = (Axis + 2) % 3;
-  const double c = std::cos(angle), s = std::sin(angle);
+  // sin(+-0) = +-0 and cos(+-0) = 1 exactly: no call for the angles poses mostly leave at zero.
+  const bool zero = angle == 0.0;
+  const double c = zero ? 1.0 : std::cos(angle), s = zero ? angle : std::sin(angle);
   Rows3 r = kIdentityRows;
   r[a][a] = c;
   r[a][b] = -s;
