@@ -205,23 +205,6 @@ Eigen::Matrix4d boneOffsetMatrix(const Skeleton& skeleton, std::size_t bone) {
   return offs;
 }
 
-ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d* parent_pose) {
-  const int p = skeleton.parents[i];
-  const bool inherit_rotation = i >= skeleton.inherit_rotation.size() || skeleton.inherit_rotation[i];
-  const InheritScale mode = i < skeleton.inherit_scale.size() ? skeleton.inherit_scale[i] : InheritScale::kFull;
-  const bool local_location = i >= skeleton.local_location.size() || skeleton.local_location[i];
-  return parentTransform(inherit_rotation, mode, local_location, boneOffsetMatrix(skeleton, i),
-                         p >= 0 ? &skeleton.rest[static_cast<std::size_t>(p)] : nullptr, p >= 0 ? parent_pose : nullptr);
-}
-
-Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in) {
-  Eigen::Matrix4d m = t.rotscale * in;
-  // With loc == rotscale the location is the product's own last column; scaling by ones is exact.
-  if (!t.loc_is_rotscale) m.topRightCorner<3, 1>() = (t.loc * in.col(3)).head<3>();
-  if (t.post_scale != Eigen::Vector3d::Ones()) scaleAxes(m, t.post_scale);
-  return m;
-}
-
 // Whether bone i inherits its parent's whole transform (use_inherit_rotation, inherit_scale FULL,
 // use_local_location; Blender's defaults): its parent transform is then one matrix, the parent's
 // pose times the bone's offset (a root's rest matrix), and no axis scale follows.
@@ -242,6 +225,39 @@ void mulAffine(const Eigen::Matrix4d& a, const B& b, const Eigen::Vector3d& t, E
   r.col(3) = ((a.col(0) * t[0] + a.col(1) * t[1]) + a.col(2) * t[2]) + a.col(3);
 }
 
+// The parent's pose times the bone's offset matrix (a fully inheriting bone's whole parent
+// transform), as Eigen's product computes it.
+void parentOffset(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d& parent_pose, Eigen::Matrix4d& out) {
+  Eigen::Vector3d head = skeleton.local_head[i];  // boneOffsetMatrix's translation
+  head[1] += skeleton.local_length[static_cast<std::size_t>(skeleton.parents[i])];
+  mulAffine(parent_pose, skeleton.local_rotation[i], head, out);
+}
+
+ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d* parent_pose) {
+  const int p = skeleton.parents[i];
+  if (inheritsFully(skeleton, i) && (p < 0 || parent_pose)) {  // parentTransform's FULL case
+    ParentTransform t;
+    if (p >= 0) parentOffset(skeleton, i, *parent_pose, t.rotscale);
+    else t.rotscale = skeleton.rest[i];
+    t.loc = t.rotscale;
+    t.loc_is_rotscale = true;
+    return t;
+  }
+  const bool inherit_rotation = i >= skeleton.inherit_rotation.size() || skeleton.inherit_rotation[i];
+  const InheritScale mode = i < skeleton.inherit_scale.size() ? skeleton.inherit_scale[i] : InheritScale::kFull;
+  const bool local_location = i >= skeleton.local_location.size() || skeleton.local_location[i];
+  return parentTransform(inherit_rotation, mode, local_location, boneOffsetMatrix(skeleton, i),
+                         p >= 0 ? &skeleton.rest[static_cast<std::size_t>(p)] : nullptr, p >= 0 ? parent_pose : nullptr);
+}
+
+Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in) {
+  Eigen::Matrix4d m = t.rotscale * in;
+  // With loc == rotscale the location is the product's own last column; scaling by ones is exact.
+  if (!t.loc_is_rotscale) m.topRightCorner<3, 1>() = (t.loc * in.col(3)).head<3>();
+  if (t.post_scale != Eigen::Vector3d::Ones()) scaleAxes(m, t.post_scale);
+  return m;
+}
+
 void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out) {
   const int p = skeleton.parents[i];
   const bool connected = p >= 0 && i < skeleton.connected.size() && skeleton.connected[i];
@@ -256,10 +272,7 @@ void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::sp
   const Eigen::Matrix4d* rotscale = &skeleton.rest[i];  // a root's: its rest matrix
   Eigen::Matrix4d parent_offset;
   if (p >= 0) {
-    const auto up = static_cast<std::size_t>(p);
-    Eigen::Vector3d head = skeleton.local_head[i];  // boneOffsetMatrix's translation
-    head[1] += skeleton.local_length[up];
-    mulAffine(out[up], skeleton.local_rotation[i], head, parent_offset);
+    parentOffset(skeleton, i, out[static_cast<std::size_t>(p)], parent_offset);
     rotscale = &parent_offset;
   }
   Rows3 r;
