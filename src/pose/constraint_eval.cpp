@@ -377,26 +377,22 @@ class Evaluator {
   Evaluator(const Skeleton& s, const Pose& pose, std::span<Mat4> out, std::vector<std::vector<Constraint>>* capture)
       : s_(s), pose_(pose), out_(out), capture_(capture) {}
 
+  // Bone i's stack on its pose matrix out[i] (one Evaluator per bone: what it keeps is per stack).
   void bone(std::size_t i) {
-    detail::poseBone(s_, pose_, i, out_);
-    if (i < s_.constraints.size() && !s_.constraints[i].empty()) {
-      Mat4 m = out_[i];
-      for (Space& sp : spaces_) sp.bone = kNoBone;
-      target_.bone = -1;
-      const Vec3 head = m.topRightCorner<3, 1>();
-      const auto& stack = s_.constraints[i];
-      for (std::size_t k = 0; k < stack.size(); ++k) solve(i, k, stack[k], m);
-      const int p = s_.parents[i];
-      if (p >= 0 && i < s_.connected.size() && s_.connected[i]) m.topRightCorner<3, 1>() = head;
-      out_[i] = m;
-    }
+    Mat4 m = out_[i];
+    const Vec3 head = m.topRightCorner<3, 1>();
+    const auto& stack = s_.constraints[i];
+    for (std::size_t k = 0; k < stack.size(); ++k) solve(i, k, stack[k], m);
+    const int p = s_.parents[i];
+    if (p >= 0 && i < s_.connected.size() && s_.connected[i]) m.topRightCorner<3, 1>() = head;
+    out_[i] = m;
   }
 
  private:
   // ---- Spaces: BKE_constraint_mat_convertspace with `bone` as the pose channel, `owner` as the
   // constraint's owner (cob->pchan).
 
-  // A bone's parent transform (LOCAL -> POSE) and its inverse, kept while one owner's stack is
+  // A bone's parent transform (LOCAL -> POSE) and its inverse, kept while the owner's stack is
   // solved: the poses they come from (the owner's parent, its targets' parents) are final by then.
   static constexpr std::size_t kNoBone = SIZE_MAX;
   struct Space {
@@ -466,7 +462,7 @@ class Evaluator {
   }
 
   // The last target matrix, with what it was made from and the rotation channels read from it
-  // (TRANSFORM), kept while one owner's stack is solved: its constraints often share their target
+  // (TRANSFORM), kept while the owner's stack is solved: its constraints often share their target
   // (Rigify's helper bones: up to three on one bone, in the same space).
   struct Target {
     int bone = -1;  // -1: none kept
@@ -926,13 +922,9 @@ class Evaluator {
 
 namespace detail {
 
-void poseMatricesConstrained(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out) {
-  Evaluator e(skeleton, pose, out, nullptr);
-  if (skeleton.eval_order.size() == skeleton.size()) {
-    for (std::uint32_t i : skeleton.eval_order) e.bone(i);
-  } else {
-    for (std::size_t i = 0; i < skeleton.size(); ++i) e.bone(i);
-  }
+void solveConstraints(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out,
+                      std::vector<std::vector<Constraint>>* capture) {
+  Evaluator(skeleton, pose, out, capture).bone(i);
 }
 
 Status constraintOrder(std::size_t n, const int* parents, const std::vector<std::vector<Constraint>>& constraints,
@@ -1021,12 +1013,7 @@ void bindAtRest(Skeleton& skeleton) {
   std::vector<Eigen::Matrix4d> out(n);
   const Pose rest = Pose::rest(skeleton);
   std::vector<std::vector<Constraint>> captured = skeleton.constraints;
-  Evaluator e(skeleton, rest, out, &captured);
-  if (skeleton.eval_order.size() == n) {
-    for (std::uint32_t i : skeleton.eval_order) e.bone(i);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) e.bone(i);
-  }
+  posePass(skeleton, rest, out, &captured);
   skeleton.constraints = std::move(captured);
 }
 

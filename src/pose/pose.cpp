@@ -290,11 +290,26 @@ void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::sp
 
 }  // namespace detail
 
-void poseMatrices(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out) {
+namespace detail {
+
+void posePass(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out,
+              std::vector<std::vector<Constraint>>* capture) {
   const std::size_t n = skeleton.size();
-  assert(pose.bones.size() == n && out.size() == n);
-  if (!skeleton.constraints.empty()) return detail::poseMatricesConstrained(skeleton, pose, out);
-  for (std::size_t i = 0; i < n; ++i) detail::poseBone(skeleton, pose, i, out);
+  const bool constrained = !skeleton.constraints.empty();
+  const bool ordered = constrained && skeleton.eval_order.size() == n;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = ordered ? skeleton.eval_order[k] : k;
+    poseBone(skeleton, pose, i, out);
+    if (constrained && i < skeleton.constraints.size() && !skeleton.constraints[i].empty())
+      solveConstraints(skeleton, pose, i, out, capture);
+  }
+}
+
+}  // namespace detail
+
+void poseMatrices(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out) {
+  assert(pose.bones.size() == skeleton.size() && out.size() == skeleton.size());
+  detail::posePass(skeleton, pose, out, nullptr);
 }
 
 void skinningMatrices(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose_matrices,
