@@ -37,6 +37,15 @@ using Vec3 = Eigen::Vector3d;
 
 // ---- Rotation helpers -----------------------------------------------------------------------
 
+// The 3x3 part of an affine matrix (copied element by element: Eigen's generic block copy is a
+// call of its own, and constraints take this part of every matrix they decompose).
+Mat3 linear(const Mat4& m) {
+  Mat3 r;
+  for (int c = 0; c < 3; ++c)
+    for (int a = 0; a < 3; ++a) r(a, c) = m(a, c);
+  return r;
+}
+
 RotationMode eulerMode(EulerOrder order, RotationMode owner) {
   return order == EulerOrder::kAuto ? owner : static_cast<RotationMode>(static_cast<int>(order));
 }
@@ -258,8 +267,8 @@ Eigen::Quaterniond slerpShortest(const Eigen::Quaterniond& a, const Eigen::Quate
 
 Mat4 interpolate(const Mat4& a, const Mat4& b, double t) {
   Mat3 ua, pa, ub, pb;
-  polar(a.topLeftCorner<3, 3>(), ua, pa);
-  polar(b.topLeftCorner<3, 3>(), ub, pb);
+  polar(linear(a), ua, pa);
+  polar(linear(b), ub, pb);
   const Eigen::Quaterniond q = slerpShortest(matrixToQuat(ua), matrixToQuat(ub), t);
   Mat4 r = Mat4::Identity();
   // Not normalised: where slerp falls back to lerp, Blender uses the slightly short quaternion as is.
@@ -313,10 +322,10 @@ DualQuat toDualQuat(const Mat4& basemat, const Mat4& base_inv, const Mat4& mat) 
   const Mat4 base_rs = mat * basemat;
   const Vec3 dscale = axisLengths(base_rs) - Vec3::Ones();
   Mat4 r;
-  if (!isOrthonormal(mat.topLeftCorner<3, 3>()) || mat.determinant() < 0.0 || dscale.squaredNorm() > 1e-8) {
+  if (!isOrthonormal(linear(mat)) || mat.determinant() < 0.0 || dscale.squaredNorm() > 1e-8) {
     Mat4 tmp = base_rs;
     orthogonalizeY(tmp);
-    const Eigen::Quaterniond base_quat = matrixToQuat(tmp.topLeftCorner<3, 3>());
+    const Eigen::Quaterniond base_quat = matrixToQuat(linear(tmp));
     Mat4 base_r = Mat4::Identity();
     base_r.topLeftCorner<3, 3>() = base_quat.toRotationMatrix();
     base_r.topRightCorner<3, 1>() = base_rs.topRightCorner<3, 1>();
@@ -327,7 +336,7 @@ DualQuat toDualQuat(const Mat4& basemat, const Mat4& base_inv, const Mat4& mat) 
   } else {
     r = mat;
   }
-  const Eigen::Vector4d q = wxyz(matrixToQuat(r.topLeftCorner<3, 3>()));
+  const Eigen::Vector4d q = wxyz(matrixToQuat(linear(r)));
   dq.quat = q;
   const Vec3 t = r.topRightCorner<3, 1>();
   dq.trans[0] = -0.5 * (t[0] * q[1] + t[1] * q[2] + t[2] * q[3]);
@@ -581,13 +590,13 @@ class Evaluator {
   void copyRotation(std::size_t i, const Constraint& c, const Mat4& target, Mat4& m) const {
     Mat3 old_rot;
     Vec3 size;
-    rotSize(m.topLeftCorner<3, 3>(), old_rot, size);
+    rotSize(linear(m), old_rot, size);
     const Vec3 loc = m.topRightCorner<3, 1>();
     const RotationMode order = eulerMode(c.euler_order, ownerOrder(pose_, i));
-    const Vec3 owner_euler = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    const Vec3 owner_euler = matrixToEuler(linear(m), order);
     Mat4 t = target;
     detail::orthogonalizeStableY(t, true);
-    Vec3 eul = matrixToCompatibleEuler(t.topLeftCorner<3, 3>(), owner_euler, order);
+    Vec3 eul = matrixToCompatibleEuler(linear(t), owner_euler, order);
     const bool legacy_offset = c.mix_mode == "OFFSET";
     const Vec3 fallback = legacy_offset || c.mix_mode == "REPLACE" ? owner_euler : Vec3::Zero();
     for (int a = 0; a < 3; ++a) {
@@ -642,8 +651,8 @@ class Evaluator {
   static Mat4 mulChannels(const Mat4& a, const Mat4& b, bool split) {
     Mat3 ra, rb;
     Vec3 sa, sb;
-    rotSize(a.topLeftCorner<3, 3>(), ra, sa);
-    rotSize(b.topLeftCorner<3, 3>(), rb, sb);
+    rotSize(linear(a), ra, sa);
+    rotSize(linear(b), rb, sb);
     const Vec3 loc = split ? Vec3(a.topRightCorner<3, 1>() + b.topRightCorner<3, 1>()) : Vec3((a * b.col(3)).head<3>());
     return locRotSize(loc, ra * rb, sa.cwiseProduct(sb));
   }
@@ -663,7 +672,7 @@ class Evaluator {
   // A matrix from the channels of `m` the constraint keeps (CHILD_OF's filtered parenting).
   static Mat4 filtered(const Mat4& m, const std::array<bool, 9>& use, RotationMode order) {
     Vec3 loc = m.topRightCorner<3, 1>();
-    Vec3 eul = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    Vec3 eul = matrixToEuler(linear(m), order);
     Vec3 size = axisLengths(m);
     for (int a = 0; a < 3; ++a) {
       if (!use[static_cast<std::size_t>(a)]) loc[a] = 0.0;
@@ -800,7 +809,7 @@ class Evaluator {
     const RotationMode order = eulerMode(c.euler_order, ownerOrder(pose_, i));
     const Vec3 loc = m.topRightCorner<3, 1>();
     const Vec3 size = axisLengths(m);
-    Vec3 eul = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    Vec3 eul = matrixToEuler(linear(m), order);
     for (int a = 0; a < 3; ++a) {
       const auto u = static_cast<std::size_t>(a);
       if (!c.use_limit[u]) continue;
@@ -827,9 +836,9 @@ class Evaluator {
   // BKE_driver_target_matrix_to_rot_channels for TRANSFORM's rotation input (angles, all channels).
   static Vec3 rotationChannels(const Mat4& target, RotationMode auto_order, RotationSource mode) {
     const auto n = static_cast<int>(mode);
-    if (mode == RotationSource::kAuto) return matrixToEuler(target.topLeftCorner<3, 3>(), auto_order);
-    if (n <= static_cast<int>(RotationSource::kZYX)) return matrixToEuler(target.topLeftCorner<3, 3>(), static_cast<RotationMode>(n));
-    const Eigen::Quaterniond q = matrixToQuat(target.topLeftCorner<3, 3>());
+    if (mode == RotationSource::kAuto) return matrixToEuler(linear(target), auto_order);
+    if (n <= static_cast<int>(RotationSource::kZYX)) return matrixToEuler(linear(target), static_cast<RotationMode>(n));
+    const Eigen::Quaterniond q = matrixToQuat(linear(target));
     auto angles = [](const Eigen::Vector4d& v) { return Vec3(2.0 * std::asin(std::clamp(v[1], -1.0, 1.0)), 2.0 * std::asin(std::clamp(v[2], -1.0, 1.0)),
                                                              2.0 * std::asin(std::clamp(v[3], -1.0, 1.0))); };
     if (mode == RotationSource::kQuaternion) return angles(wxyz(q));
@@ -882,7 +891,7 @@ class Evaluator {
     const RotationMode order = c.map_to == TransformChannel::kRotation ? eulerMode(c.to_euler_order, ownerOrder(pose_, i)) : ownerOrder(pose_, i);
     Mat3 rot;
     Vec3 size;
-    rotSize(m.topLeftCorner<3, 3>(), rot, size);
+    rotSize(linear(m), rot, size);
     Vec3 loc = m.topRightCorner<3, 1>();
     const auto to = static_cast<std::size_t>(c.map_to);
     const auto& to_min = c.ranges[to][2];
