@@ -23,17 +23,6 @@ namespace rigfit {
 
 namespace detail {
 
-// Blender's normalize_v3_v3: a vector no longer than 1e-35 becomes zero and reports length 0.
-double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v) {
-  const double len = v.norm();
-  if (len > 1e-35) {
-    out = v / len;
-    return len;
-  }
-  out.setZero();
-  return 0.0;
-}
-
 // Scales the three axis columns (Blender's rescale_m4).
 void scaleAxes(Eigen::Matrix4d& m, const Eigen::Vector3d& s) {
   for (int c = 0; c < 3; ++c) m.block<3, 1>(0, c) *= s[c];

@@ -23,7 +23,17 @@ struct ParentTransform {
   bool loc_is_rotscale = false;  ///< loc is a copy of rotscale (their inverses are then equal too)
 };
 
-double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v);
+// Blender's normalize_v3_v3: a vector no longer than 1e-35 becomes zero and reports length 0.
+// (Inline: constraints normalize the axes of most matrices they decompose.)
+inline double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v) {
+  const double len = v.norm();
+  if (len > 1e-35) {
+    out = v / len;
+    return len;
+  }
+  out.setZero();
+  return 0.0;
+}
 void scaleAxes(Eigen::Matrix4d& m, const Eigen::Vector3d& s);
 Eigen::Vector3d normalizeAxes(Eigen::Matrix4d& m);
 void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize);
