@@ -13,8 +13,10 @@
 // segment's whole transform) and ARMATURE targets (Blender blends the two segments around the
 // owner's rest head) follow the bone itself.
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <string>
 
@@ -22,6 +24,7 @@
 #include <Eigen/LU>
 #include <Eigen/SVD>
 
+#include "pose/euler_matrix.hpp"
 #include "pose/pose_internal.hpp"
 #include "rigfit/constraint.hpp"
 
@@ -34,6 +37,15 @@ using Vec3 = Eigen::Vector3d;
 
 // ---- Rotation helpers -----------------------------------------------------------------------
 
+// The 3x3 part of an affine matrix (copied element by element: Eigen's generic block copy is a
+// call of its own, and constraints take this part of every matrix they decompose).
+Mat3 linear(const Mat4& m) {
+  Mat3 r;
+  for (int c = 0; c < 3; ++c)
+    for (int a = 0; a < 3; ++a) r(a, c) = m(a, c);
+  return r;
+}
+
 RotationMode eulerMode(EulerOrder order, RotationMode owner) {
   return order == EulerOrder::kAuto ? owner : static_cast<RotationMode>(static_cast<int>(order));
 }
@@ -44,11 +56,14 @@ RotationMode ownerOrder(const Pose& pose, std::size_t bone) {
   return m == RotationMode::kQuaternion || m == RotationMode::kAxisAngle ? RotationMode::kXYZ : m;
 }
 
+// rotationMatrix of Euler angles in `order` (an Euler order).
 Mat3 eulerToMatrix(const Vec3& euler, RotationMode order) {
-  BonePose p;
-  p.rotation_mode = order;
-  p.euler = euler;
-  return rotationMatrix(p);
+  detail::Rows3 r;
+  detail::eulerRows(order, euler, r);
+  Mat3 m;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) m(a, b) = r[a][b];
+  return m;
 }
 
 // First, second and third axis of an Euler order, and whether the order is an odd permutation.
@@ -67,27 +82,28 @@ OrderAxes orderAxes(RotationMode order) {
   }
 }
 
-// The two Euler triples of a rotation matrix with unit columns (Blender's mat3_normalized_to_eulo2).
-void matrixToEulerPair(const Mat3& m, RotationMode order, Vec3& e1, Vec3& e2) {
+// The two Euler triples of a rotation matrix with unit columns (Blender's mat3_normalized_to_eulo2);
+// only the first when `e2` is null.
+void matrixToEulerPair(const Mat3& m, RotationMode order, Vec3& e1, Vec3* e2) {
   const auto [i, j, k, parity] = orderAxes(order);
   const double cy = std::hypot(m(i, i), m(j, i));
   if (cy > 16.0 * FLT_EPSILON) {
     e1[i] = std::atan2(m(k, j), m(k, k));
     e1[j] = std::atan2(-m(k, i), cy);
     e1[k] = std::atan2(m(j, i), m(i, i));
-    e2[i] = std::atan2(-m(k, j), -m(k, k));
-    e2[j] = std::atan2(-m(k, i), -cy);
-    e2[k] = std::atan2(-m(j, i), -m(i, i));
+    if (e2) {
+      (*e2)[i] = std::atan2(-m(k, j), -m(k, k));
+      (*e2)[j] = std::atan2(-m(k, i), -cy);
+      (*e2)[k] = std::atan2(-m(j, i), -m(i, i));
+    }
   } else {
     e1[i] = std::atan2(-m(j, k), m(j, j));
     e1[j] = std::atan2(-m(k, i), cy);
     e1[k] = 0.0;
-    e2 = e1;
+    if (e2) *e2 = e1;
   }
-  if (parity) {
-    e1 = -e1;
-    e2 = -e2;
-  }
+  if (parity) e1 = -e1;
+  if (parity && e2) *e2 = -*e2;
 }
 
 Mat3 unitColumns(const Mat3& m) {
@@ -101,9 +117,15 @@ Mat3 unitColumns(const Mat3& m) {
 }
 
 // mat3_to_eulO / mat4_to_eulO: the triple with the smaller sum of magnitudes.
+// Each angle of the second triple is the supplement of the first's (|e2| = pi - |e1|; equal
+// triples in the degenerate case), so its magnitudes sum to 3 pi minus the first's: away from
+// 3 pi / 2 the first's sum decides without computing the second.
 Vec3 matrixToEuler(const Mat3& m, RotationMode order) {
+  const Mat3 u = unitColumns(m);
   Vec3 e1, e2;
-  matrixToEulerPair(unitColumns(m), order, e1, e2);
+  matrixToEulerPair(u, order, e1, nullptr);
+  if (e1.cwiseAbs().sum() < 1.5 * std::numbers::pi - 1e-9) return e1;
+  matrixToEulerPair(u, order, e1, &e2);
   return e1.cwiseAbs().sum() > e2.cwiseAbs().sum() ? e2 : e1;
 }
 
@@ -132,7 +154,7 @@ void compatibleEuler(Vec3& eul, const Vec3& old) {
 // mat4_to_compatible_eulO: of the two triples, the one nearer `old` after wrapping.
 Vec3 matrixToCompatibleEuler(const Mat3& m, const Vec3& old, RotationMode order) {
   Vec3 e1, e2;
-  matrixToEulerPair(unitColumns(m), order, e1, e2);
+  matrixToEulerPair(unitColumns(m), order, e1, &e2);
   compatibleEuler(e1, old);
   compatibleEuler(e2, old);
   return (e1 - old).cwiseAbs().sum() > (e2 - old).cwiseAbs().sum() ? e2 : e1;
@@ -245,8 +267,8 @@ Eigen::Quaterniond slerpShortest(const Eigen::Quaterniond& a, const Eigen::Quate
 
 Mat4 interpolate(const Mat4& a, const Mat4& b, double t) {
   Mat3 ua, pa, ub, pb;
-  polar(a.topLeftCorner<3, 3>(), ua, pa);
-  polar(b.topLeftCorner<3, 3>(), ub, pb);
+  polar(linear(a), ua, pa);
+  polar(linear(b), ub, pb);
   const Eigen::Quaterniond q = slerpShortest(matrixToQuat(ua), matrixToQuat(ub), t);
   Mat4 r = Mat4::Identity();
   // Not normalised: where slerp falls back to lerp, Blender uses the slightly short quaternion as is.
@@ -294,20 +316,19 @@ void orthogonalizeY(Mat4& r) {
 Eigen::Vector4d wxyz(const Eigen::Quaterniond& q) { return {q.w(), q.x(), q.y(), q.z()}; }
 
 // mat4_to_dquat: `mat` (a deform matrix) split into rotation + translation and a scale part
-// measured in the bone's rest frame `basemat`.
-DualQuat toDualQuat(const Mat4& basemat, const Mat4& mat) {
+// measured in the bone's rest frame `basemat` (`base_inv`: its inverse).
+DualQuat toDualQuat(const Mat4& basemat, const Mat4& base_inv, const Mat4& mat) {
   DualQuat dq;
   const Mat4 base_rs = mat * basemat;
   const Vec3 dscale = axisLengths(base_rs) - Vec3::Ones();
   Mat4 r;
-  if (!isOrthonormal(mat.topLeftCorner<3, 3>()) || mat.determinant() < 0.0 || dscale.squaredNorm() > 1e-8) {
+  if (!isOrthonormal(linear(mat)) || mat.determinant() < 0.0 || dscale.squaredNorm() > 1e-8) {
     Mat4 tmp = base_rs;
     orthogonalizeY(tmp);
-    const Eigen::Quaterniond base_quat = matrixToQuat(tmp.topLeftCorner<3, 3>());
+    const Eigen::Quaterniond base_quat = matrixToQuat(linear(tmp));
     Mat4 base_r = Mat4::Identity();
     base_r.topLeftCorner<3, 3>() = base_quat.toRotationMatrix();
     base_r.topRightCorner<3, 1>() = base_rs.topRightCorner<3, 1>();
-    const Mat4 base_inv = basemat.inverse();
     r = base_r * base_inv;
     const Mat4 s = base_r.inverse() * base_rs;
     dq.scale = basemat * s * base_inv;
@@ -315,7 +336,7 @@ DualQuat toDualQuat(const Mat4& basemat, const Mat4& mat) {
   } else {
     r = mat;
   }
-  const Eigen::Vector4d q = wxyz(matrixToQuat(r.topLeftCorner<3, 3>()));
+  const Eigen::Vector4d q = wxyz(matrixToQuat(linear(r)));
   dq.quat = q;
   const Vec3 t = r.topRightCorner<3, 1>();
   dq.trans[0] = -0.5 * (t[0] * q[1] + t[1] * q[2] + t[2] * q[3]);
@@ -365,34 +386,52 @@ class Evaluator {
   Evaluator(const Skeleton& s, const Pose& pose, std::span<Mat4> out, std::vector<std::vector<Constraint>>* capture)
       : s_(s), pose_(pose), out_(out), capture_(capture) {}
 
+  // Bone i's stack on its pose matrix out[i] (one Evaluator per bone: what it keeps is per stack).
   void bone(std::size_t i) {
-    Mat4 m = detail::poseBone(s_, pose_, i, out_);
-    if (i < s_.constraints.size() && !s_.constraints[i].empty()) {
-      const Vec3 head = m.topRightCorner<3, 1>();
-      const auto& stack = s_.constraints[i];
-      for (std::size_t k = 0; k < stack.size(); ++k) solve(i, k, stack[k], m);
-      const int p = s_.parents[i];
-      if (p >= 0 && i < s_.connected.size() && s_.connected[i]) m.topRightCorner<3, 1>() = head;
-    }
+    Mat4 m = out_[i];
+    const Vec3 head = m.topRightCorner<3, 1>();
+    const auto& stack = s_.constraints[i];
+    for (std::size_t k = 0; k < stack.size(); ++k) solve(i, k, stack[k], m);
+    const int p = s_.parents[i];
+    if (p >= 0 && i < s_.connected.size() && s_.connected[i]) m.topRightCorner<3, 1>() = head;
     out_[i] = m;
   }
 
  private:
   // ---- Spaces: BKE_constraint_mat_convertspace with `bone` as the pose channel, `owner` as the
   // constraint's owner (cob->pchan).
-  Mat4 poseToLocal(std::size_t bone, const Mat4& m) const {
+
+  // A bone's parent transform (LOCAL -> POSE) and its inverse, kept while the owner's stack is
+  // solved: the poses they come from (the owner's parent, its targets' parents) are final by then.
+  static constexpr std::size_t kNoBone = SIZE_MAX;
+  struct Space {
+    std::size_t bone = kNoBone;
+    bool has_inverse = false;
+    detail::ParentTransform t, inverse;
+  };
+  Space& space(std::size_t bone) {
+    for (Space& sp : spaces_)
+      if (sp.bone == bone) return sp;
+    Space& sp = spaces_[next_space_++ % spaces_.size()];
     const int p = s_.parents[bone];
-    detail::ParentTransform t = detail::boneParentTransform(s_, bone, p >= 0 ? &out_[static_cast<std::size_t>(p)] : nullptr);
-    t.rotscale = t.rotscale.inverse().eval();
-    t.loc = t.loc.inverse().eval();
-    for (int a = 0; a < 3; ++a) t.post_scale[a] = t.post_scale[a] != 0.0 ? 1.0 / t.post_scale[a] : 0.0;
-    return detail::applyParentTransform(t, m);
+    sp.bone = bone;
+    sp.has_inverse = false;
+    sp.t = detail::boneParentTransform(s_, bone, p >= 0 ? &out_[static_cast<std::size_t>(p)] : nullptr);
+    return sp;
   }
-  Mat4 localToPose(std::size_t bone, const Mat4& m) const {
-    const int p = s_.parents[bone];
-    const detail::ParentTransform t = detail::boneParentTransform(s_, bone, p >= 0 ? &out_[static_cast<std::size_t>(p)] : nullptr);
-    return detail::applyParentTransform(t, m);
+  Mat4 poseToLocal(std::size_t bone, const Mat4& m) {
+    Space& sp = space(bone);
+    if (!sp.has_inverse) {
+      detail::ParentTransform& inv = sp.inverse;
+      inv.rotscale = sp.t.rotscale.inverse();
+      inv.loc = sp.t.loc_is_rotscale ? inv.rotscale : Mat4(sp.t.loc.inverse());
+      inv.loc_is_rotscale = sp.t.loc_is_rotscale;
+      for (int a = 0; a < 3; ++a) inv.post_scale[a] = sp.t.post_scale[a] != 0.0 ? 1.0 / sp.t.post_scale[a] : 0.0;
+      sp.has_inverse = true;
+    }
+    return detail::applyParentTransform(sp.inverse, m);
   }
+  Mat4 localToPose(std::size_t bone, const Mat4& m) { return detail::applyParentTransform(space(bone).t, m); }
   // The rotation from the bone's rest frame to the owner's (LOCAL <-> LOCAL_OWNER_ORIENT).
   Mat4 ownerOrient(std::size_t bone, std::size_t owner) const {
     Mat4 d = s_.rest[owner].inverse() * s_.rest[bone];
@@ -400,7 +439,7 @@ class Evaluator {
     return d;
   }
 
-  Mat4 toPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace from) const {
+  Mat4 toPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace from) {
     switch (from) {
       case ConstraintSpace::kWorld:
       case ConstraintSpace::kPose: return m;
@@ -415,7 +454,7 @@ class Evaluator {
     }
     return m;
   }
-  Mat4 fromPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace to) const {
+  Mat4 fromPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace to) {
     switch (to) {
       case ConstraintSpace::kWorld:
       case ConstraintSpace::kPose: return m;
@@ -431,8 +470,35 @@ class Evaluator {
     return m;
   }
 
+  // The last target matrix, with what it was made from and the rotation channels read from it
+  // (TRANSFORM), kept while the owner's stack is solved: its constraints often share their target
+  // (Rigify's helper bones: up to three on one bone, in the same space).
+  struct Target {
+    int bone = -1;  // -1: none kept
+    double head_tail = 0.0;
+    ConstraintSpace space = ConstraintSpace::kWorld;
+    int custom = -1;  // the CUSTOM space's bone when `space` is CUSTOM
+    Mat4 m;
+    bool has_channels = false;
+    RotationMode order = RotationMode::kXYZ;
+    RotationSource mode = RotationSource::kAuto;
+    Vec3 channels;
+  };
+  Target& target(const Constraint& c, int bone, std::size_t owner, const Mat4& custom) {
+    const int custom_key = c.target_space == ConstraintSpace::kCustom ? c.space.bone : -1;
+    Target& t = target_;
+    if (bone >= 0 && t.bone == bone && t.head_tail == c.head_tail && t.space == c.target_space && t.custom == custom_key) return t;
+    t.m = targetMatrix(c, bone, owner, custom);
+    t.bone = bone;
+    t.head_tail = c.head_tail;
+    t.space = c.target_space;
+    t.custom = custom_key;
+    t.has_channels = false;
+    return t;
+  }
+
   // constraint_target_to_mat4 for a bone target, in `space`.
-  Mat4 targetMatrix(const Constraint& c, int target, std::size_t owner, const Mat4& custom) const {
+  Mat4 targetMatrix(const Constraint& c, int target, std::size_t owner, const Mat4& custom) {
     if (target < 0) return Mat4::Identity();  // the armature object itself: at the origin
     const auto t = static_cast<std::size_t>(target);
     Mat4 m = out_[t];
@@ -475,7 +541,8 @@ class Evaluator {
     if (c.type == ConstraintType::kLimitRotation) return limitRotation(i, c, m);
     if (c.type == ConstraintType::kLimitScale) return limitScale(c, m);
     if (c.targets.empty() || !valid(c.targets[0])) return;
-    const Mat4 target = targetMatrix(c, boneOf(c.targets[0]), i, custom);
+    Target& tgt = target(c, boneOf(c.targets[0]), i, custom);
+    const Mat4& target = tgt.m;
     switch (c.type) {
       case ConstraintType::kCopyLocation: return copyLocation(c, target, m);
       case ConstraintType::kCopyRotation: return copyRotation(i, c, target, m);
@@ -484,7 +551,7 @@ class Evaluator {
       case ConstraintType::kChildOf: return childOf(i, k, c, target, m);
       case ConstraintType::kDampedTrack: return dampedTrack(c.track_axis, target.topRightCorner<3, 1>() - m.topRightCorner<3, 1>(), m);
       case ConstraintType::kStretchTo: return stretchTo(i, k, c, target, m);
-      case ConstraintType::kTransform: return transform(i, c, boneOf(c.targets[0]), target, m);
+      case ConstraintType::kTransform: return transform(i, c, tgt, m);
       default: return;
     }
   }
@@ -499,8 +566,9 @@ class Evaluator {
       if (static_cast<float>(t.weight) <= 0.0f) continue;
       if (!valid(t) || boneOf(t) < 0) return;
       const auto b = static_cast<std::size_t>(boneOf(t));
-      const Mat4 deform = out_[b] * s_.rest[b].inverse();
-      if (c.use_deform_preserve_volume) addWeighted(dq, toDualQuat(s_.rest[b], deform), t.weight);
+      const Mat4 rest_inv = s_.rest[b].inverse();
+      const Mat4 deform = out_[b] * rest_inv;
+      if (c.use_deform_preserve_volume) addWeighted(dq, toDualQuat(s_.rest[b], rest_inv, deform), t.weight);
       else sum += t.weight * deform;
       total += t.weight;
     }
@@ -522,13 +590,13 @@ class Evaluator {
   void copyRotation(std::size_t i, const Constraint& c, const Mat4& target, Mat4& m) const {
     Mat3 old_rot;
     Vec3 size;
-    rotSize(m.topLeftCorner<3, 3>(), old_rot, size);
+    rotSize(linear(m), old_rot, size);
     const Vec3 loc = m.topRightCorner<3, 1>();
     const RotationMode order = eulerMode(c.euler_order, ownerOrder(pose_, i));
-    const Vec3 owner_euler = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    const Vec3 owner_euler = matrixToEuler(linear(m), order);
     Mat4 t = target;
     detail::orthogonalizeStableY(t, true);
-    Vec3 eul = matrixToCompatibleEuler(t.topLeftCorner<3, 3>(), owner_euler, order);
+    Vec3 eul = matrixToCompatibleEuler(linear(t), owner_euler, order);
     const bool legacy_offset = c.mix_mode == "OFFSET";
     const Vec3 fallback = legacy_offset || c.mix_mode == "REPLACE" ? owner_euler : Vec3::Zero();
     for (int a = 0; a < 3; ++a) {
@@ -583,8 +651,8 @@ class Evaluator {
   static Mat4 mulChannels(const Mat4& a, const Mat4& b, bool split) {
     Mat3 ra, rb;
     Vec3 sa, sb;
-    rotSize(a.topLeftCorner<3, 3>(), ra, sa);
-    rotSize(b.topLeftCorner<3, 3>(), rb, sb);
+    rotSize(linear(a), ra, sa);
+    rotSize(linear(b), rb, sb);
     const Vec3 loc = split ? Vec3(a.topRightCorner<3, 1>() + b.topRightCorner<3, 1>()) : Vec3((a * b.col(3)).head<3>());
     return locRotSize(loc, ra * rb, sa.cwiseProduct(sb));
   }
@@ -604,7 +672,7 @@ class Evaluator {
   // A matrix from the channels of `m` the constraint keeps (CHILD_OF's filtered parenting).
   static Mat4 filtered(const Mat4& m, const std::array<bool, 9>& use, RotationMode order) {
     Vec3 loc = m.topRightCorner<3, 1>();
-    Vec3 eul = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    Vec3 eul = matrixToEuler(linear(m), order);
     Vec3 size = axisLengths(m);
     for (int a = 0; a < 3; ++a) {
       if (!use[static_cast<std::size_t>(a)]) loc[a] = 0.0;
@@ -741,7 +809,7 @@ class Evaluator {
     const RotationMode order = eulerMode(c.euler_order, ownerOrder(pose_, i));
     const Vec3 loc = m.topRightCorner<3, 1>();
     const Vec3 size = axisLengths(m);
-    Vec3 eul = matrixToEuler(m.topLeftCorner<3, 3>(), order);
+    Vec3 eul = matrixToEuler(linear(m), order);
     for (int a = 0; a < 3; ++a) {
       const auto u = static_cast<std::size_t>(a);
       if (!c.use_limit[u]) continue;
@@ -768,9 +836,9 @@ class Evaluator {
   // BKE_driver_target_matrix_to_rot_channels for TRANSFORM's rotation input (angles, all channels).
   static Vec3 rotationChannels(const Mat4& target, RotationMode auto_order, RotationSource mode) {
     const auto n = static_cast<int>(mode);
-    if (mode == RotationSource::kAuto) return matrixToEuler(target.topLeftCorner<3, 3>(), auto_order);
-    if (n <= static_cast<int>(RotationSource::kZYX)) return matrixToEuler(target.topLeftCorner<3, 3>(), static_cast<RotationMode>(n));
-    const Eigen::Quaterniond q = matrixToQuat(target.topLeftCorner<3, 3>());
+    if (mode == RotationSource::kAuto) return matrixToEuler(linear(target), auto_order);
+    if (n <= static_cast<int>(RotationSource::kZYX)) return matrixToEuler(linear(target), static_cast<RotationMode>(n));
+    const Eigen::Quaterniond q = matrixToQuat(linear(target));
     auto angles = [](const Eigen::Vector4d& v) { return Vec3(2.0 * std::asin(std::clamp(v[1], -1.0, 1.0)), 2.0 * std::asin(std::clamp(v[2], -1.0, 1.0)),
                                                              2.0 * std::asin(std::clamp(v[3], -1.0, 1.0))); };
     if (mode == RotationSource::kQuaternion) return angles(wxyz(q));
@@ -786,7 +854,8 @@ class Evaluator {
     return out;
   }
 
-  void transform(std::size_t i, const Constraint& c, int, const Mat4& target, Mat4& m) const {
+  void transform(std::size_t i, const Constraint& c, Target& tgt, Mat4& m) const {
+    const Mat4& target = tgt.m;
     const auto from = static_cast<std::size_t>(c.map_from);
     Vec3 d = Vec3::Zero();
     switch (c.map_from) {
@@ -794,7 +863,17 @@ class Evaluator {
         d = axisLengths(target);
         if (target.topLeftCorner<3, 3>().determinant() < 0.0) d = -d;
         break;
-      case TransformChannel::kRotation: d = rotationChannels(target, ownerOrder(pose_, i), c.from_rotation_mode); break;
+      case TransformChannel::kRotation: {
+        const RotationMode order = ownerOrder(pose_, i);
+        if (!tgt.has_channels || tgt.order != order || tgt.mode != c.from_rotation_mode) {
+          tgt.channels = rotationChannels(target, order, c.from_rotation_mode);
+          tgt.has_channels = true;
+          tgt.order = order;
+          tgt.mode = c.from_rotation_mode;
+        }
+        d = tgt.channels;
+        break;
+      }
       case TransformChannel::kLocation: d = target.topRightCorner<3, 1>(); break;
     }
     const auto& from_min = c.ranges[from][0];
@@ -812,7 +891,7 @@ class Evaluator {
     const RotationMode order = c.map_to == TransformChannel::kRotation ? eulerMode(c.to_euler_order, ownerOrder(pose_, i)) : ownerOrder(pose_, i);
     Mat3 rot;
     Vec3 size;
-    rotSize(m.topLeftCorner<3, 3>(), rot, size);
+    rotSize(linear(m), rot, size);
     Vec3 loc = m.topRightCorner<3, 1>();
     const auto to = static_cast<std::size_t>(c.map_to);
     const auto& to_min = c.ranges[to][2];
@@ -843,19 +922,18 @@ class Evaluator {
   const Pose& pose_;
   std::span<Mat4> out_;
   std::vector<std::vector<Constraint>>* capture_;
+  std::array<Space, 4> spaces_;  // the owner and up to three targets
+  std::size_t next_space_ = 0;
+  Target target_;
 };
 
 }  // namespace
 
 namespace detail {
 
-void poseMatricesConstrained(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out) {
-  Evaluator e(skeleton, pose, out, nullptr);
-  if (skeleton.eval_order.size() == skeleton.size()) {
-    for (std::uint32_t i : skeleton.eval_order) e.bone(i);
-  } else {
-    for (std::size_t i = 0; i < skeleton.size(); ++i) e.bone(i);
-  }
+void solveConstraints(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out,
+                      std::vector<std::vector<Constraint>>* capture) {
+  Evaluator(skeleton, pose, out, capture).bone(i);
 }
 
 Status constraintOrder(std::size_t n, const int* parents, const std::vector<std::vector<Constraint>>& constraints,
@@ -944,12 +1022,7 @@ void bindAtRest(Skeleton& skeleton) {
   std::vector<Eigen::Matrix4d> out(n);
   const Pose rest = Pose::rest(skeleton);
   std::vector<std::vector<Constraint>> captured = skeleton.constraints;
-  Evaluator e(skeleton, rest, out, &captured);
-  if (skeleton.eval_order.size() == n) {
-    for (std::uint32_t i : skeleton.eval_order) e.bone(i);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) e.bone(i);
-  }
+  posePass(skeleton, rest, out, &captured);
   skeleton.constraints = std::move(captured);
 }
 

@@ -16,45 +16,12 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include "pose/euler_matrix.hpp"
 #include "pose/pose_internal.hpp"
 
 namespace rigfit {
 
 namespace detail {
-
-// Blender's normalize_v3_v3: a vector no longer than 1e-35 becomes zero and reports length 0.
-double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v) {
-  const double len = v.norm();
-  if (len > 1e-35) {
-    out = v / len;
-    return len;
-  }
-  out.setZero();
-  return 0.0;
-}
-
-Eigen::Matrix3d axisRotation(int axis, double angle) {
-  const double c = std::cos(angle), s = std::sin(angle);
-  Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
-  const int a = (axis + 1) % 3, b = (axis + 2) % 3;  // right-handed: rotates a towards b
-  r(a, a) = c;
-  r(a, b) = -s;
-  r(b, a) = s;
-  r(b, b) = c;
-  return r;
-}
-
-// The axes of each Euler order in the order they are applied (Blender's eRotationModes 1..6).
-std::array<int, 3> eulerAxes(RotationMode mode) {
-  switch (mode) {
-    case RotationMode::kXZY: return {0, 2, 1};
-    case RotationMode::kYXZ: return {1, 0, 2};
-    case RotationMode::kYZX: return {1, 2, 0};
-    case RotationMode::kZXY: return {2, 0, 1};
-    case RotationMode::kZYX: return {2, 1, 0};
-    default: return {0, 1, 2};
-  }
-}
 
 // Scales the three axis columns (Blender's rescale_m4).
 void scaleAxes(Eigen::Matrix4d& m, const Eigen::Vector3d& s) {
@@ -137,6 +104,7 @@ ParentTransform parentTransform(bool inherit_rotation, InheritScale mode, bool l
     t.rotscale = offs;
     if (local_location) {
       t.loc = t.rotscale;
+      t.loc_is_rotscale = true;
     } else {
       t.loc = Eigen::Matrix4d::Identity();
       t.loc.topRightCorner<3, 1>() = offs.topRightCorner<3, 1>();
@@ -187,14 +155,13 @@ ParentTransform parentTransform(bool inherit_rotation, InheritScale mode, bool l
     t.loc = pose * offs;
   } else {
     t.loc = t.rotscale;
+    t.loc_is_rotscale = true;
   }
   return t;
 }
 
 }  // namespace detail
 
-using detail::axisRotation;
-using detail::eulerAxes;
 using detail::normalizeInto;
 using detail::scaleAxes;
 
@@ -204,30 +171,6 @@ Pose Pose::rest(const Skeleton& skeleton) {
   for (std::size_t i = 0; i < skeleton.size(); ++i)
     if (i < skeleton.rotation_mode.size()) p.bones[i].rotation_mode = skeleton.rotation_mode[i];
   return p;
-}
-
-Eigen::Matrix3d rotationMatrix(const BonePose& pose) {
-  switch (pose.rotation_mode) {
-    case RotationMode::kQuaternion: {
-      Eigen::Vector4d q = pose.quaternion;  // w, x, y, z
-      const double len = q.norm();
-      // Blender's normalize_qt: a zero quaternion becomes (0, 1, 0, 0), a half turn about X.
-      q = len != 0.0 ? Eigen::Vector4d(q / len) : Eigen::Vector4d(0.0, 1.0, 0.0, 0.0);
-      return Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
-    }
-    case RotationMode::kAxisAngle: {
-      Eigen::Vector3d axis;
-      if (normalizeInto(axis, pose.axis_angle.tail<3>()) == 0.0) return Eigen::Matrix3d::Identity();
-      return Eigen::AngleAxisd(pose.axis_angle[0], axis).toRotationMatrix();
-    }
-    default: {
-      // Euler: the first axis of the order is applied first (XYZ = Rz * Ry * Rx).
-      const std::array<int, 3> axes = eulerAxes(pose.rotation_mode);
-      Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
-      for (int a : axes) r = axisRotation(a, pose.euler[a]) * r;
-      return r;
-    }
-  }
 }
 
 Eigen::Matrix4d channelMatrix(const BonePose& pose, bool connected) {
@@ -251,8 +194,44 @@ Eigen::Matrix4d boneOffsetMatrix(const Skeleton& skeleton, std::size_t bone) {
   return offs;
 }
 
+// Whether bone i inherits its parent's whole transform (use_inherit_rotation, inherit_scale FULL,
+// use_local_location; Blender's defaults): its parent transform is then one matrix, the parent's
+// pose times the bone's offset (a root's rest matrix), and no axis scale follows.
+bool inheritsFully(const Skeleton& skeleton, std::size_t i) {
+  return (i >= skeleton.inherit_rotation.size() || skeleton.inherit_rotation[i]) &&
+         (i >= skeleton.inherit_scale.size() || skeleton.inherit_scale[i] == InheritScale::kFull) &&
+         (i >= skeleton.local_location.size() || skeleton.local_location[i]);
+}
+
+// a * [b | t] (a 4x4 affine matrix with 3x3 part b(k, j) and translation t) with the operations,
+// in the order, of Eigen's 4x4 product on SSE2, so bit-identical to it: column j is
+// ((a0 b0j + a1 b1j) + a2 b2j) + a3 b3j, b3j being 0 or 1 (a product with a zero is kept: it decides
+// the sign of a zero sum).
+// `r` must not be `a`.
+template <class B>
+void mulAffine(const Eigen::Matrix4d& a, const B& b, const Eigen::Vector3d& t, Eigen::Matrix4d& r) {
+  for (int j = 0; j < 3; ++j) r.col(j) = ((a.col(0) * b(0, j) + a.col(1) * b(1, j)) + a.col(2) * b(2, j)) + a.col(3) * 0.0;
+  r.col(3) = ((a.col(0) * t[0] + a.col(1) * t[1]) + a.col(2) * t[2]) + a.col(3);
+}
+
+// The parent's pose times the bone's offset matrix (a fully inheriting bone's whole parent
+// transform), as Eigen's product computes it.
+void parentOffset(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d& parent_pose, Eigen::Matrix4d& out) {
+  Eigen::Vector3d head = skeleton.local_head[i];  // boneOffsetMatrix's translation
+  head[1] += skeleton.local_length[static_cast<std::size_t>(skeleton.parents[i])];
+  mulAffine(parent_pose, skeleton.local_rotation[i], head, out);
+}
+
 ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d* parent_pose) {
   const int p = skeleton.parents[i];
+  if (inheritsFully(skeleton, i) && (p < 0 || parent_pose)) {  // parentTransform's FULL case
+    ParentTransform t;
+    if (p >= 0) parentOffset(skeleton, i, *parent_pose, t.rotscale);
+    else t.rotscale = skeleton.rest[i];
+    t.loc = t.rotscale;
+    t.loc_is_rotscale = true;
+    return t;
+  }
   const bool inherit_rotation = i >= skeleton.inherit_rotation.size() || skeleton.inherit_rotation[i];
   const InheritScale mode = i < skeleton.inherit_scale.size() ? skeleton.inherit_scale[i] : InheritScale::kFull;
   const bool local_location = i >= skeleton.local_location.size() || skeleton.local_location[i];
@@ -262,25 +241,64 @@ ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, con
 
 Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in) {
   Eigen::Matrix4d m = t.rotscale * in;
-  m.topRightCorner<3, 1>() = (t.loc * in.col(3)).head<3>();
-  scaleAxes(m, t.post_scale);
+  // With loc == rotscale the location is the product's own last column; scaling by ones is exact.
+  if (!t.loc_is_rotscale) m.topRightCorner<3, 1>() = (t.loc * in.col(3)).head<3>();
+  if (t.post_scale != Eigen::Vector3d::Ones()) scaleAxes(m, t.post_scale);
   return m;
 }
 
-Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out) {
+void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out) {
   const int p = skeleton.parents[i];
   const bool connected = p >= 0 && i < skeleton.connected.size() && skeleton.connected[i];
-  const ParentTransform t = boneParentTransform(skeleton, i, p >= 0 ? &out[static_cast<std::size_t>(p)] : nullptr);
-  return applyParentTransform(t, channelMatrix(pose.bones[i], connected));
+  const BonePose& channel = pose.bones[i];
+  if (!inheritsFully(skeleton, i)) {
+    const ParentTransform t = boneParentTransform(skeleton, i, p >= 0 ? &out[static_cast<std::size_t>(p)] : nullptr);
+    out[i] = applyParentTransform(t, channelMatrix(channel, connected));
+    return;
+  }
+  // applyParentTransform(t, channelMatrix(...)) with rotscale == loc (the location column is the
+  // same matrix-vector product) and a post scale of ones, without building the 4x4 operands.
+  const Eigen::Matrix4d* rotscale = &skeleton.rest[i];  // a root's: its rest matrix
+  Eigen::Matrix4d parent_offset;
+  if (p >= 0) {
+    parentOffset(skeleton, i, out[static_cast<std::size_t>(p)], parent_offset);
+    rotscale = &parent_offset;
+  }
+  Rows3 r;
+  if (isEuler(channel.rotation_mode)) {
+    eulerRows(channel.rotation_mode, channel.euler, r);
+  } else {
+    const Eigen::Matrix3d m = rotationMatrix(channel);
+    for (int k = 0; k < 3; ++k)
+      for (int j = 0; j < 3; ++j) r[k][j] = m(k, j);
+  }
+  const Eigen::Vector3d& scale = channel.scale;
+  const auto rs = [&r, &scale](int k, int j) { return r[k][j] * scale[j]; };  // channelMatrix's R * diag(scale)
+  mulAffine(*rotscale, rs, connected ? Eigen::Vector3d::Zero() : channel.location, out[i]);
+}
+
+}  // namespace detail
+
+namespace detail {
+
+void posePass(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out,
+              std::vector<std::vector<Constraint>>* capture) {
+  const std::size_t n = skeleton.size();
+  const bool constrained = !skeleton.constraints.empty();
+  const bool ordered = constrained && skeleton.eval_order.size() == n;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = ordered ? skeleton.eval_order[k] : k;
+    poseBone(skeleton, pose, i, out);
+    if (constrained && i < skeleton.constraints.size() && !skeleton.constraints[i].empty())
+      solveConstraints(skeleton, pose, i, out, capture);
+  }
 }
 
 }  // namespace detail
 
 void poseMatrices(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out) {
-  const std::size_t n = skeleton.size();
-  assert(pose.bones.size() == n && out.size() == n);
-  if (!skeleton.constraints.empty()) return detail::poseMatricesConstrained(skeleton, pose, out);
-  for (std::size_t i = 0; i < n; ++i) out[i] = detail::poseBone(skeleton, pose, i, out);
+  assert(pose.bones.size() == skeleton.size() && out.size() == skeleton.size());
+  detail::posePass(skeleton, pose, out, nullptr);
 }
 
 void skinningMatrices(const Skeleton& skeleton, std::span<const Eigen::Matrix4d> pose_matrices,

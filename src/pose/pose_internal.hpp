@@ -20,9 +20,20 @@ struct ParentTransform {
   Eigen::Matrix4d rotscale;
   Eigen::Matrix4d loc;
   Eigen::Vector3d post_scale = Eigen::Vector3d::Ones();
+  bool loc_is_rotscale = false;  ///< loc is a copy of rotscale (their inverses are then equal too)
 };
 
-double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v);
+// Blender's normalize_v3_v3: a vector no longer than 1e-35 becomes zero and reports length 0.
+// (Inline: constraints normalize the axes of most matrices they decompose.)
+inline double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v) {
+  const double len = v.norm();
+  if (len > 1e-35) {
+    out = v / len;
+    return len;
+  }
+  out.setZero();
+  return 0.0;
+}
 void scaleAxes(Eigen::Matrix4d& m, const Eigen::Vector3d& s);
 Eigen::Vector3d normalizeAxes(Eigen::Matrix4d& m);
 void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize);
@@ -31,10 +42,15 @@ void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize);
 ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, const Eigen::Matrix4d* parent_pose);
 /// BKE_bone_parent_transform_apply.
 Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in);
-/// Bone i's pose matrix before constraints, from its parent's entry in `out`.
-Eigen::Matrix4d poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<const Eigen::Matrix4d> out);
-/// poseMatrices for a skeleton with constraints (constraint_eval.cpp).
-void poseMatricesConstrained(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out);
+/// Bone i's pose matrix before constraints into out[i], from its parent's entry in `out`.
+void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out);
+/// Bone i's constraint stack applied to its pose matrix out[i] (constraint_eval.cpp); `capture`
+/// (bindAtRest) receives CHILD_OF inverses and STRETCH_TO rest lengths measured on the way.
+void solveConstraints(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out,
+                      std::vector<std::vector<Constraint>>* capture);
+/// poseMatrices, with `capture` passed to solveConstraints.
+void posePass(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out,
+              std::vector<std::vector<Constraint>>* capture);
 /// An order of n bones with every bone after its parent and its constraints' target and space bones
 /// (empty when index order is one); errors name a cycle, a self-target or an index >= n.
 [[nodiscard]] Status constraintOrder(std::size_t n, const int* parents, const std::vector<std::vector<Constraint>>& constraints,
