@@ -57,7 +57,7 @@ TEST(PipelineOptions, MorphSpecs) {
   for (const char* bad : {"", "=x", "a="}) {
     auto e = parseMorphSpec(bad);
     ASSERT_FALSE(e.ok()) << bad;
-    EXPECT_EQ(e.error().message, "morph \"" + std::string(bad) + "\": expected PATH or PATH=NAME (PATH relative to targets/)");
+    EXPECT_EQ(e.error().message, "morph \"" + std::string(bad) + "\": expected PATH or PATH=NAME (PATH a target file, or relative to targets/)");
   }
 }
 

@@ -6,10 +6,9 @@ namespace rigfit::cli {
 
 Expected<AuthorBody> loadAuthorBody(const DataSource& data, const std::string& mesh_path, const ShapeOptions& shape) {
   AuthorBody b;
-  auto mesh = loadBaseMesh(data, mesh_path);
+  auto mesh = loadBaseMesh(data, mesh_path, &b.label);
   if (!mesh) return mesh.error();
   b.mesh = std::move(*mesh);
-  b.label = mesh_path.empty() ? data.label("3dobjs/base.obj") : mesh_path;
   auto groups = loadVertexGroups(data, SIZE_MAX);
   if (!groups) return groups.error();
   std::size_t extent = 0;

@@ -31,7 +31,7 @@ std::size_t targetTextBound(std::size_t vertex_count) {
 
 // Inflates a gzip file, stopping with an error as soon as the output passes `limit` bytes (the
 // output grows with what the data really inflates to, never beyond the limit).
-Expected<std::string> gunzip(const std::string& bytes, const std::string& label, std::size_t limit, std::size_t vertex_count) {
+Expected<std::string> gunzip(std::string_view bytes, const std::string& label, std::size_t limit, std::size_t vertex_count) {
   z_stream z{};
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return makeError(ErrorCode::kIo, label + ": cannot start gzip");
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
@@ -114,7 +114,7 @@ Expected<Target> parseTarget(std::string_view text, std::string_view label, std:
   return t;
 }
 
-Expected<Target> decodeTarget(const std::string& bytes, std::string_view label, std::size_t vertex_count, float scale) {
+Expected<Target> decodeTarget(std::string_view bytes, std::string_view label, std::size_t vertex_count, float scale) {
   try {
     if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1F && static_cast<unsigned char>(bytes[1]) == 0x8B) {
       auto text = gunzip(bytes, std::string(label), targetTextBound(vertex_count), vertex_count);
