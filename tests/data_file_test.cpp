@@ -226,6 +226,30 @@ TEST_F(DataFileTest, MhwWeightsBindAsTheBodyWeights) {
   EXPECT_EQ(a->body().skin.weights, b->body().skin.weights);
 }
 
+// A body that does not match the vertex groups: a body the user gave is the wrong file; when the
+// data's own base.obj and vertex groups disagree, the groups file is named with the group and the
+// range that reach beyond the mesh, or with the last vertex they cover.
+TEST(BodyVertexCount, TheErrorNamesTheWrongFile) {
+  const DataSource data = DataSource::folder("/d");
+  VertexGroups groups;
+  groups.names = {"Left", "joint-head"};
+  groups.ranges = {{{0, 3}, {5, 9}}, {{4, 4}}};
+  EXPECT_TRUE(checkBodyVertexCount(data, groups, 10, "/d/3dobjs/base.obj", true).ok());
+  const Status mine = checkBodyVertexCount(data, groups, 8, "body.obj", false);
+  ASSERT_FALSE(mine.ok());
+  EXPECT_EQ(mine.error().code, ErrorCode::kMismatch);
+  EXPECT_EQ(mine.error().message, "body.obj: has 8 vertices, but the base mesh of /d has 10 (a shaped body must keep its vertex count and order)");
+  const Status beyond = checkBodyVertexCount(data, groups, 8, "/d/3dobjs/base.obj", true);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error().message,
+            "/d/mesh_metadata/basemesh_vertex_groups.json: Left[1]: range [5, 9] reaches beyond the 8 vertices of /d/3dobjs/base.obj");
+  const Status short_groups = checkBodyVertexCount(data, groups, 12, "/d/3dobjs/base.obj", true);
+  ASSERT_FALSE(short_groups.ok());
+  EXPECT_EQ(short_groups.error().message,
+            "/d/mesh_metadata/basemesh_vertex_groups.json: the groups end at vertex 9, but /d/3dobjs/base.obj has 12 vertices (the groups "
+            "cover every vertex of the base mesh)");
+}
+
 TEST(DataFile, BuiltInDemo) {
   const DataSource demo = DataSource::builtinDemo();
   for (const char* spec : {"demo", "rig.demo", "rigs/standard/rig.demo", "rigs/standard/rig.demo.json"}) {

@@ -83,6 +83,14 @@ std::vector<std::string> listDataFolder(const DataSource& data, const DataFile& 
 /// mesh_metadata/basemesh_vertex_groups.json, checked against the vertex count.
 [[nodiscard]] Expected<VertexGroups> loadVertexGroups(const DataSource& data, std::size_t vertex_count);
 
+/// Checks a body of `vertex_count` vertices against the data's vertex groups, whose extent is the
+/// base mesh's vertex count. The error (kMismatch) names the file that is wrong: a body given by
+/// the user (`mesh_is_base` false) is named by `mesh_label`; for the data's own base.obj, the
+/// vertex groups file is named, with the group and range that reach beyond the mesh, or with the
+/// last vertex the groups cover.
+[[nodiscard]] Status checkBodyVertexCount(const DataSource& data, const VertexGroups& groups, std::size_t vertex_count,
+                                          const std::string& mesh_label, bool mesh_is_base);
+
 /// Where the rig `name_or_path` is (resolveDataFile, kRig), and its short name: MPFB's rig type for
 /// a rig of rigs/standard or rigs/rigify ("game_engine", "rigify.human"), else the file name without
 /// "rig." and the extension.

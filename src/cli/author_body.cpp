@@ -1,7 +1,5 @@
 #include "cli/author_body.hpp"
 
-#include <algorithm>
-
 namespace rigfit::cli {
 
 Expected<AuthorBody> loadAuthorBody(const DataSource& data, const std::string& mesh_path, const ShapeOptions& shape) {
@@ -11,13 +9,7 @@ Expected<AuthorBody> loadAuthorBody(const DataSource& data, const std::string& m
   b.mesh = std::move(*mesh);
   auto groups = loadVertexGroups(data, SIZE_MAX);
   if (!groups) return groups.error();
-  std::size_t extent = 0;
-  for (const auto& ranges : groups->ranges)
-    for (const auto& r : ranges) extent = std::max<std::size_t>(extent, std::size_t(r.last) + 1);
-  if (b.mesh.vertexCount() != extent)
-    return makeError(ErrorCode::kMismatch, b.label + ": has " + std::to_string(b.mesh.vertexCount()) + " vertices, but the base mesh of " +
-                                               data.describe() + " has " + std::to_string(extent) +
-                                               " (a shaped body must keep its vertex count and order)");
+  RIGFIT_TRY(checkBodyVertexCount(data, *groups, b.mesh.vertexCount(), b.label, mesh_path.empty()));
   b.groups = std::move(*groups);
   auto request = shape.request();
   if (!request) return request.error();

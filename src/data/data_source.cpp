@@ -118,6 +118,29 @@ Expected<VertexGroups> loadVertexGroups(const DataSource& data, std::size_t vert
   return parseVertexGroups(*file, data.label(rel), vertex_count);
 }
 
+Status checkBodyVertexCount(const DataSource& data, const VertexGroups& groups, std::size_t vertex_count, const std::string& mesh_label,
+                            bool mesh_is_base) {
+  std::size_t extent = 0;
+  for (const auto& ranges : groups.ranges)
+    for (const auto& r : ranges) extent = std::max<std::size_t>(extent, std::size_t(r.last) + 1);
+  if (vertex_count == extent) return {};
+  if (!mesh_is_base)
+    return makeError(ErrorCode::kMismatch, mesh_label + ": has " + std::to_string(vertex_count) + " vertices, but the base mesh of " +
+                                               data.describe() + " has " + std::to_string(extent) +
+                                               " (a shaped body must keep its vertex count and order)");
+  // The data's own files disagree: the vertex groups describe the base mesh, so they are named.
+  const std::string file = data.label("mesh_metadata/basemesh_vertex_groups.json");
+  for (std::size_t g = 0; g < groups.ranges.size(); ++g)
+    for (std::size_t k = 0; k < groups.ranges[g].size(); ++k)
+      if (const auto& r = groups.ranges[g][k]; r.last >= vertex_count)
+        return makeError(ErrorCode::kMismatch, file + ": " + jsonPathIndex(jsonPathKey("", groups.names[g]), k) + ": range [" +
+                                                   std::to_string(r.first) + ", " + std::to_string(r.last) + "] reaches beyond the " +
+                                                   std::to_string(vertex_count) + " vertices of " + mesh_label);
+  const std::string covered = extent ? "the groups end at vertex " + std::to_string(extent - 1) : std::string("no group has a vertex");
+  return makeError(ErrorCode::kMismatch, file + ": " + covered + ", but " + mesh_label + " has " + std::to_string(vertex_count) +
+                                             " vertices (the groups cover every vertex of the base mesh)");
+}
+
 Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) {
   auto found = resolveDataFile(data, DataFileKind::kRig, arg);
   if (!found) {

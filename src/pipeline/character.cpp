@@ -160,11 +160,7 @@ Status loadCharacterBody(const DataSource& data, const CharacterOptions& options
     if (!*groups) return groups->error();
     body.groups = std::move(**groups);
   }
-  const std::size_t extent = groupsExtent(body.groups);
-  if (body.mesh.vertexCount() != extent)
-    return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(body.mesh.vertexCount()) +
-                                               " vertices, but the base mesh of " + data.describe() + " has " +
-                                               std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
+  RIGFIT_TRY(checkBodyVertexCount(data, body.groups, body.mesh.vertexCount(), c.mesh_label, options.mesh.empty()));
   return {};
 }
 
