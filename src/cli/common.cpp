@@ -104,11 +104,12 @@ Expected<Character> CharacterArgs::load(bool with_weights, int threads) const {
 }
 
 namespace {
-// Messages quote names from input files; a line break in one must not split the message.
+// Messages quote names from input files: a line break in one must not split the message, and a
+// huge one (a 100 KB group name) is elided as errors are.
 std::string oneLine(std::string msg) {
   for (char& c : msg)
     if (c == '\n' || c == '\r') c = ' ';
-  return msg;
+  return elideMessage(std::move(msg));
 }
 }  // namespace
 
