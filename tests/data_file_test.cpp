@@ -161,8 +161,10 @@ TEST_F(DataFileTest, TwoFilesAreAnErrorNamingBoth) {
   ASSERT_FALSE(here_and_there.ok());
   EXPECT_EQ(here_and_there.error().message, "smile: names more than one target file: ./smile.target and " + data_dir_ +
                                                 "/targets/smile.target.gz (give the path of one)");
-  // The extension chooses: no ambiguity.
+  // The extension chooses, and "./" names the current folder only: no ambiguity.
   EXPECT_EQ(where(DataFileKind::kTarget, "smile.target"), "disk:smile.target");
+  EXPECT_EQ(where(DataFileKind::kTarget, "./smile"), "disk:./smile.target");
+  EXPECT_EQ(where(DataFileKind::kTargetFolder, "./"), "disk:./");
   // A rig name and a file of the current folder.
   write(work_ + "/r.json");
   auto rig = find(DataFileKind::kRig, "r");
@@ -194,6 +196,9 @@ TEST_F(DataFileTest, NotFoundNamesWhatWasLookedFor) {
   auto absolute = find(DataFileKind::kMesh, "/nowhere/body");
   ASSERT_FALSE(absolute.ok());
   EXPECT_EQ(absolute.error().message, "/nowhere/body: no such mesh file (looked for /nowhere/body{,.obj})");
+  auto here = find(DataFileKind::kTarget, "./a/t");  // the data's targets/a/t.target.gz is not looked at
+  ASSERT_FALSE(here.ok());
+  EXPECT_EQ(here.error().message, "./a/t: no such target file (looked for ./a/t{,.target.gz,.target})");
   auto folder = find(DataFileKind::kTargetFolder, "none");
   ASSERT_FALSE(folder.ok());
   EXPECT_EQ(folder.error().message, "none: no such target folder (looked for none in ., " + data_dir_ + ", " + data_dir_ + "/targets)");

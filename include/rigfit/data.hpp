@@ -63,8 +63,9 @@ struct DataFile {
 };
 
 /// The one lookup of a file a user names. `spec` is tried as a path on disk (absolute, or relative
-/// to the current folder), then, when relative, inside the data source and inside each of the
-/// kind's sub-folders; in each place as given, and (unless it already ends with one of the kind's
+/// to the current folder), then, when relative (and not starting with "./" or "../", which name
+/// the current folder's files only), inside the data source and inside each of the kind's
+/// sub-folders; in each place as given, and (unless it already ends with one of the kind's
 /// extensions) with each extension; a bare rig or weights NAME also as rig.NAME.json /
 /// weights.NAME.json in the sub-folders. Exactly one file must match. Errors (one line):
 /// nothing matched: "SPEC: no such KIND file (tried ...)" (kIo), or for a bare rig or weights name

@@ -136,7 +136,9 @@ Expected<DataFile> resolveDataFile(const DataSource& data, DataFileKind kind, st
 
   Finder finder(data, r);
   for (const std::string& f : forms) finder.onDisk(f);
-  const bool relative = spec.front() != '/';
+  // "./x" and "../x" are paths from the current folder only; other relative specs are looked up
+  // in the data source too.
+  const bool relative = spec.front() != '/' && spec != "." && spec != ".." && !spec.starts_with("./") && !spec.starts_with("../");
   std::vector<std::string> places;  // the data source's places looked in, for the message
   if (relative) {
     std::vector<std::string_view> dirs{""};
