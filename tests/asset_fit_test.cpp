@@ -41,6 +41,22 @@ TEST(AssetFit, ScaleIndexOutsideTheBodyIsAnError) {
   EXPECT_EQ(s.error().message, "t.mhclo: x_scale without y_scale (MPFB cannot fit it)");
 }
 
+// A reference length of 0 (MPFB divides by it) and bindings that overflow float are errors naming
+// the file and the line or the asset vertex, not infinite vertices in the output.
+TEST(AssetFit, NonFiniteScaleOrPositionIsAnError) {
+  auto s = assetScaleFactors(parse("x_scale 0 1 0\ny_scale 2 0 4\nz_scale 0 3 1.5\nverts 0\n1\n"), kBody);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kRange);
+  EXPECT_EQ(s.error().message, "t.mhclo: x_scale: the reference length 0.0 gives no finite scale (MPFB fails on it)");
+  const ProxyFile f = parse("verts 0\n4\n4 1 2 1e38 0 0 0 0 0\n");
+  auto d = assetScaleFactors(f, kBody);
+  ASSERT_TRUE(d.ok());
+  std::vector<float> out(6, 0.0f);
+  const Status st = fitAssetPositions(f.bindings, *d, kBody, std::vector<float>(6, 0.0f), out, "t.mhclo");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "t.mhclo: asset vertex 1: the fitted position overflows single precision (its weights or offsets are too large)");
+}
+
 TEST(AssetFit, HandComputedPositions) {
   const ProxyFile f = parse(
       "x_scale 0 1 2\ny_scale 2 0 4\nz_scale 0 3 1.5\nverts 0\n"

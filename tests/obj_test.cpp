@@ -31,6 +31,25 @@ TEST(Obj, ConvertsToTheRigFrame) {
   EXPECT_EQ(m->corner_uvs[0], 0);
 }
 
+// Face errors name the line, the corner and the index as written (a long one elided).
+TEST(Obj, FaceErrorsNameTheCorner) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"f 1 2 -4\n", "c.obj: line 4: face corner 3: vertex index \"-4\" is before the first (3 defined so far)"},
+      {"f 1 2/x 3\n", "c.obj: line 4: face corner 2: texture coordinate index \"x\" is not a number of at most 10 digits"},
+      {"f 1 2 3/1/1/1\n", "c.obj: line 4: face corner 3: texture coordinate index \"1\" is beyond the 0 defined so far"},
+      {"f 1 2x 3\n", "c.obj: line 4: face corner 2: malformed: \"2x\""},
+  };
+  for (const auto& [face, message] : cases) {
+    auto e = parseObj("v 0 0 0\nv 1 0 0\nv 0 1 0\n" + std::string(face), "c.obj");
+    ASSERT_FALSE(e.ok()) << face;
+    EXPECT_EQ(e.error().message, message);
+  }
+  auto huge = parseObj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 " + std::string(100000, '7') + "\n", "h.obj");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_LE(huge.error().message.size(), 300u);
+  EXPECT_NE(huge.error().message.find("h.obj: line 4: face corner 3: vertex index"), std::string::npos) << huge.error().message;
+}
+
 TEST(Obj, ErrorsNameTheLine) {
   auto bad_number = parseObj("v 1 2 3\nv 1 x 3\n", "b.obj");
   ASSERT_FALSE(bad_number.ok());
@@ -62,14 +81,14 @@ TEST(Obj, FaceIndicesReadAtOnceOrByDigit) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->corner_vertices, (std::vector<std::uint32_t>{0, 1, 11, 10, 0, 1, 2}));
   EXPECT_EQ(m->corner_uvs, (std::vector<std::int32_t>{0, 1, 0, 1, -1, -1, -1}));
-  for (const char* bad : {"f 1 0 2\nv 0 0 0\nv 0 0 0\n", "f 1 2 0\n"}) {
+  for (const auto& [bad, corner] : {std::pair{"f 1 0 2\nv 0 0 0\nv 0 0 0\n", "2"}, std::pair{"f 1 2 0\n", "3"}}) {
     auto e = parseObj("v 0 0 0\nv 0 0 0\nv 0 0 0\n" + std::string(bad), "z.obj");
     ASSERT_FALSE(e.ok());
-    EXPECT_EQ(e.error().message, "z.obj: line 4: vertex index out of range") << bad;
+    EXPECT_EQ(e.error().message, "z.obj: line 4: face corner " + std::string(corner) + ": vertex index \"0\" is not 1 or more") << bad;
   }
   auto big = parseObj("v 0 0 0\nf 1 2 123456789012\nv 0 0 0\nv 0 0 0\n", "b.obj");
   ASSERT_FALSE(big.ok());
-  EXPECT_EQ(big.error().message, "b.obj: line 2: bad vertex index");
+  EXPECT_EQ(big.error().message, "b.obj: line 2: face corner 3: vertex index \"123456789012\" is not a number of at most 10 digits");
 }
 
 // Lines far enough from the end of the text are read by the whole-line fast path (the usual v,
@@ -110,9 +129,9 @@ TEST(Obj, FastLinesAndTheGeneralReaderAgree) {
   EXPECT_EQ(fast->corner_vertices[25], 3u);  // -1: the last vertex
   // Errors: the fast path declines, the general reader names the line.
   const std::pair<const char*, const char*> bad[] = {
-      {"f 1/3 2/1 3/1\n", "line 8: texture coordinate index out of range"},
-      {"f 1//2 2//1 3//1\n", "line 8: normal index out of range"},
-      {"f 1 0 2\n", "line 8: vertex index out of range"},
+      {"f 1/3 2/1 3/1\n", "line 8: face corner 1: texture coordinate index \"3\" is beyond the 2 defined so far"},
+      {"f 1//2 2//1 3//1\n", "line 8: face corner 1: normal index \"2\" is beyond the 1 defined so far"},
+      {"f 1 0 2\n", "line 8: face corner 2: vertex index \"0\" is not 1 or more"},
       {"f 1 2\n", "line 8: a face needs at least 3 corners"},
       {"v 1 2 3x\n", "line 8: expected a number, found \"3x\""},
       {"vt 0.5\n", "line 8: expected a number, found \"\""}};
@@ -293,14 +312,14 @@ TEST(VertexGroups, Hm08InPlaceAndCopied) {
   }
   auto small = parseVertexGroups(*file, "g.json", 100);
   ASSERT_FALSE(small.ok());
-  EXPECT_EQ(small.error().message, "g.json: HelperGeometry[0]: vertex 13605 is beyond the mesh of 100 vertices");
+  EXPECT_EQ(small.error().message, "g.json: HelperGeometry[0]: range [13380, 13605] reaches beyond the mesh of 100 vertices");
 }
 
 // Every kind of bad input: the message names the file and the JSON path (or, for a syntax error,
 // line, column and byte), and the code tells the kind.
 TEST(VertexGroups, Errors) {
   const std::tuple<const char*, ErrorCode, const char*> cases[] = {
-      {R"({"a": [[0, 7]], "b": [[8, 20]]})", ErrorCode::kRange, "g.json: b[0]: vertex 20 is beyond the mesh of 16 vertices"},
+      {R"({"a": [[0, 7]], "b": [[8, 20]]})", ErrorCode::kRange, "g.json: b[0]: range [8, 20] reaches beyond the mesh of 16 vertices"},
       {R"({"a": [[0, 7]], "a": [[8, 9]]})", ErrorCode::kSyntax, "g.json: $: duplicate key \"a\""},
       {R"({"a": [[0, 7.0]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
       {R"({"a": [[0, 1, 2]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
@@ -321,7 +340,7 @@ TEST(VertexGroups, Errors) {
       {R"({"a": [[0, 1],]})", ErrorCode::kSyntax, "g.json: line 1, column 15 (byte 14): unexpected character ']'"},
       {R"({"a": [["0", 1]]})", ErrorCode::kSchema, "g.json: a[0]: expected [first, last] integers"},
       {R"({"a": [[0, 1]], })", ErrorCode::kSyntax, "g.json: line 1, column 17 (byte 16): expected a string key"},
-      {R"({"a": [[0, 16]]})", ErrorCode::kRange, "g.json: a[0]: vertex 16 is beyond the mesh of 16 vertices"},
+      {R"({"a": [[0, 16]]})", ErrorCode::kRange, "g.json: a[0]: range [0, 16] reaches beyond the mesh of 16 vertices"},
       {R"({"a": [[0, 1]]}})", ErrorCode::kSyntax, "g.json: line 1, column 16 (byte 15): unexpected text after the document"},
       // A syntax error after a value error: the syntax error is named.
       {R"({"a": [[5, 2]], "b": [[0, 1], [2, x]]})", ErrorCode::kSyntax, "g.json: line 1, column 35 (byte 34): unexpected character 'x'"},
@@ -383,7 +402,7 @@ TEST(VertexGroups, IndexBeyond32BitsIsAnError) {
 TEST(VertexGroups, RangeBeyondMeshIsAnError) {
   auto g = parseVertexGroups(R"({"joint-a": [[0, 7]], "joint-b": [[8, 20]]})", "g.json", 16);
   ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.error().message, "g.json: [\"joint-b\"][0]: vertex 20 is beyond the mesh of 16 vertices");
+  EXPECT_EQ(g.error().message, "g.json: [\"joint-b\"][0]: range [8, 20] reaches beyond the mesh of 16 vertices");
 }
 
 }  // namespace

@@ -54,10 +54,14 @@ TEST(PipelineOptions, MorphSpecs) {
   m = parseMorphSpec("expression/units/asian/");
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(*m, (MorphSpec{"expression/units/asian", "", true}));
+  // A target file is named after the file, without its extension.
+  EXPECT_EQ(*parseMorphSpec("/x/smile.target.gz"), (MorphSpec{"/x/smile.target.gz", "smile", false}));
+  EXPECT_EQ(*parseMorphSpec("./smile.target"), (MorphSpec{"./smile.target", "smile", false}));
+  EXPECT_EQ(*parseMorphSpec("./smile.target=grin"), (MorphSpec{"./smile.target", "grin", false}));
   for (const char* bad : {"", "=x", "a="}) {
     auto e = parseMorphSpec(bad);
     ASSERT_FALSE(e.ok()) << bad;
-    EXPECT_EQ(e.error().message, "morph \"" + std::string(bad) + "\": expected PATH or PATH=NAME (PATH relative to targets/)");
+    EXPECT_EQ(e.error().message, "morph \"" + std::string(bad) + "\": expected PATH or PATH=NAME (PATH a target file, or relative to targets/)");
   }
 }
 

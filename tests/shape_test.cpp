@@ -30,6 +30,27 @@ TEST(Shape, ParsesTargetText) {
   EXPECT_FALSE(gz.ok());
 }
 
+// Each bad line is named with what was found there (a long word elided).
+TEST(Shape, TargetErrorsNameWhatWasFound) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"x 1 2 3\n", "t.target: line 1: expected a vertex index, found \"x\""},
+      {"99999999999999999999999 1 2 3\n", "t.target: line 1: vertex index 99999999999999999999999 is too large"},
+      {"1 2 y 3\n", "t.target: line 1: expected three offsets, found \"y\""},
+      {"1 2 nan 3\n", "t.target: line 1: expected three offsets, found \"nan\""},
+      {"1 2 3 1e400\n", "t.target: line 1: offset 1e400 is beyond single precision"},
+      {"1 2 3 4 5\n", "t.target: line 1: unexpected text after the offsets: \"5\""},
+  };
+  for (const auto& [text, message] : cases) {
+    auto t = parseTarget(text, "t.target", 10);
+    ASSERT_FALSE(t.ok()) << text;
+    EXPECT_EQ(t.error().message, message);
+  }
+  auto huge = parseTarget("1 0 0 " + std::string(100000, '9') + "\n", "t.target", 10);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_LE(huge.error().message.size(), 300u);
+  EXPECT_EQ(huge.error().message.rfind("t.target: line 1: offset 99999", 0), 0u) << huge.error().message;
+}
+
 TEST(Shape, OffsetsBeyondSinglePrecisionAreErrors) {
   // Shape keys are float: 1e308 decimetres is finite as a double but infinite as a key.
   auto huge = parseTarget("0 0 0 0\n7 -1e308 .041 0\n", "h.target", 10);
@@ -48,7 +69,7 @@ TEST(Shape, OffsetsBeyondSinglePrecisionAreErrors) {
   std::filesystem::remove_all(dir);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code, ErrorCode::kRange);
-  EXPECT_NE(st.error().message.find("targets/b: vertex 0: the shaped position overflows single precision"), std::string::npos)
+  EXPECT_NE(st.error().message.find("targets/b.target: vertex 0: the shaped position overflows single precision"), std::string::npos)
       << st.error().message;
 }
 
@@ -78,7 +99,8 @@ TEST(Shape, MissingTargetNamesTheTableThatNamedIt) {
   EXPECT_NE(m.find("targets/macrodetails/macro.json)"), std::string::npos) << m;
   EXPECT_EQ(m.find('\n'), std::string::npos);
   ASSERT_FALSE(by_user.ok());
-  EXPECT_EQ(by_user.error().message, (dir / "targets" / "nose" / "nope.target.gz").string() + ": no such target");
+  EXPECT_EQ(by_user.error().message, "nose/nope: no such target file (looked for nose/nope{,.target.gz,.target} in ., " + dir.string() + ", " +
+                                         (dir / "targets").string() + ")");
   EXPECT_TRUE(fine.ok()) << fine.error().message;
 }
 

@@ -32,9 +32,9 @@ struct BoneRotation {
   bool operator==(const BoneRotation&) const = default;
 };
 
-/// A MakeHuman target exported as a morph target: `path` relative to the data's targets/, without
-/// extension; with `whole_folder`, every target directly in targets/`path`, in name order (each
-/// named by its file name).
+/// A MakeHuman target exported as a morph target: `path` as a user names a target
+/// (resolveDataFile, kTarget); with `whole_folder`, every target directly in the folder `path`
+/// (kTargetFolder), in name order, each named by its file name without the extension.
 struct MorphSpec {
   std::string path;
   std::string name;  ///< the morph's name (empty with whole_folder)
@@ -47,7 +47,8 @@ struct MorphSpec {
 /// Errors (kUsage): `rotation "TEXT": what`.
 [[nodiscard]] Expected<BoneRotation> parseBoneRotation(std::string_view text, BoneRotation::Kind kind);
 
-/// "PATH", "PATH=NAME" (NAME by default PATH's last part) or "DIR/" (a whole folder).
+/// "PATH", "PATH=NAME" (NAME by default PATH's last part without .target / .target.gz) or "DIR/"
+/// (a whole folder).
 /// Errors (kUsage): `morph "TEXT": what`.
 [[nodiscard]] Expected<MorphSpec> parseMorphSpec(std::string_view text);
 

@@ -12,7 +12,7 @@
 namespace rigfit {
 
 struct PoseRequest {
-  std::string pose_file;               ///< MPFB pose JSON path (or relative to the data's poses/)
+  std::string pose_file;               ///< MPFB pose JSON as a user names it (resolveDataFile, kPose)
   std::vector<BoneRotation> rotations;  ///< applied in order after the file
   bool any() const { return !pose_file.empty() || !rotations.empty(); }
 };

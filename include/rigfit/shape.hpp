@@ -31,7 +31,7 @@ struct Target {
 [[nodiscard]] Expected<Target> parseTarget(std::string_view text, std::string_view label, std::size_t vertex_count,
                                            float scale_factor = kDefaultScaleFactor);
 /// Decodes target file bytes, gzip-compressed (detected by its magic) or plain.
-[[nodiscard]] Expected<Target> decodeTarget(const std::string& bytes, std::string_view label, std::size_t vertex_count,
+[[nodiscard]] Expected<Target> decodeTarget(std::string_view bytes, std::string_view label, std::size_t vertex_count,
                                             float scale_factor = kDefaultScaleFactor);
 /// Reads a .target or .target.gz file.
 [[nodiscard]] Expected<Target> readTarget(const std::string& path, std::size_t vertex_count, float scale_factor = kDefaultScaleFactor);
@@ -66,7 +66,9 @@ struct ShapeRequest {
   bool use_macros = false;
   MacroSettings macros;
   std::vector<std::pair<std::string, double>> modifiers;  ///< "group/name" -> value (target.json)
-  std::vector<std::pair<std::string, double>> targets;    ///< path relative to targets/ (no extension) -> weight
+  /// target as a user names it (resolveDataFile, kTarget: a path, or relative to the data or its
+  /// targets/, extension optional) -> weight
+  std::vector<std::pair<std::string, double>> targets;
   bool ground = false;  ///< lift the body so its lowest body vertex (< 13380 on hm08) is at z = 0
 };
 
@@ -81,8 +83,13 @@ struct ShapeRequest {
 class TargetCache {
  public:
   explicit TargetCache(DataSource data) : data_(std::move(data)) {}
-  /// `path` relative to targets/, without extension (.target.gz then .target are tried).
+  /// A target of the data's own tables (macro.json, target.json): `path` relative to targets/,
+  /// without extension (.target.gz then .target are tried).
   [[nodiscard]] Expected<std::shared_ptr<const Target>> get(const std::string& path, std::size_t vertex_count);
+  /// A target as a user names it (resolveDataFile, kTarget); `file` (optional) receives where it is.
+  [[nodiscard]] Expected<std::shared_ptr<const Target>> find(const std::string& spec, std::size_t vertex_count, DataFile* file = nullptr);
+  /// The target in a resolved file.
+  [[nodiscard]] Expected<std::shared_ptr<const Target>> load(const DataFile& file, std::size_t vertex_count);
   [[nodiscard]] Expected<std::shared_ptr<const MacroTable>> macroTable();
   [[nodiscard]] Expected<std::shared_ptr<const Json>> targetJson();
   const DataSource& data() const { return data_; }
@@ -90,7 +97,8 @@ class TargetCache {
  private:
   DataSource data_;
   std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const Target>> targets_;
+  std::map<std::string, std::shared_ptr<const Target>> targets_;  // by "source:PATH" or "disk:PATH"
+  std::map<std::string, DataFile> found_;                         // user specs resolved
   std::shared_ptr<const MacroTable> macro_;
   std::shared_ptr<const Json> target_json_;
 };

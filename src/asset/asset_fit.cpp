@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rigfit/asset.hpp"
+#include "rigfit/number_format.hpp"
 
 namespace rigfit {
 
@@ -45,6 +46,11 @@ Expected<AssetScaleFactors> assetScaleFactors(const ProxyFile& file, std::span<c
   f.x = size(*file.x_scale, 0);
   f.y = size(*file.y_scale, 2);
   f.z = size(*file.z_scale, 1);
+  const double factors[3] = {f.x, f.y, f.z};
+  for (int k = 0; k < 3; ++k)
+    if (!std::isfinite(factors[k]))  // a reference length of 0 (MPFB divides by it) or next to it
+      return makeError(ErrorCode::kRange, file.label + ": " + names[k] + ": the reference length " + formatPythonFloat(refs[k]->ref) +
+                                              " gives no finite scale (MPFB fails on it)");
   return f;
 }
 
@@ -93,6 +99,10 @@ Status fitAssetPositions(const AssetBindings& bindings, const AssetScaleFactors&
       acc = acc + t2;
       out[i * 3 + static_cast<std::size_t>(a)] = acc + off[a];
     }
+    const float* o = &out[i * 3];
+    if (!std::isfinite(o[0]) || !std::isfinite(o[1]) || !std::isfinite(o[2]))
+      return makeError(ErrorCode::kRange, std::string(label) + ": asset vertex " + std::to_string(i) +
+                                              ": the fitted position overflows single precision (its weights or offsets are too large)");
   }
   return {};
 }

@@ -1,5 +1,6 @@
 // rigfit edit-rig: MPFB's developer bone-strategy tools on the command line. The rig is fitted to
 // the body; operations change strategies (and, for reapply, positions); the edited rig is written.
+#include <charconv>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -63,9 +64,12 @@ Status runOp(RigEditor& ed, const std::vector<std::string>& t) {
     if (!e) return e.error();
     std::vector<std::int64_t> v;
     for (std::size_t k = 3; k < t.size(); ++k) {
-      char* stop = nullptr;
-      const long long x = std::strtoll(t[k].c_str(), &stop, 10);
-      if (t[k].empty() || *stop) return usage(op + ": \"" + t[k] + "\" is not a vertex index");
+      std::string_view tok = t[k];
+      if (tok.size() > 1 && tok[0] == '+' && tok[1] != '-') tok.remove_prefix(1);
+      std::int64_t x = 0;
+      const auto [stop, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), x);
+      if (ec == std::errc::result_out_of_range) return usage(op + ": vertex index " + t[k] + " is too large");
+      if (tok.empty() || ec != std::errc() || stop != tok.data() + tok.size()) return usage(op + ": \"" + t[k] + "\" is not a vertex index");
       v.push_back(x);
     }
     return ed.setVertices(*e, v);

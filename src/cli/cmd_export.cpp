@@ -78,7 +78,7 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   args->character.add(*cmd, true);
   cmd->add_option("--out,-o", args->out, "output file; the extension chooses the format")->required();
   cmd->add_option("--format", args->format, "force the format")->check(CLI::IsMember({"glb", "gltf", "g4tf", "g4b"}));
-  cmd->add_option("--pose", args->pose_file, "MPFB pose file to use as the bind pose (with --apply-pose-as-rest)");
+  cmd->add_option("--pose", args->pose_file, "MPFB pose file (a path, or relative to the data's poses/) to use as the bind pose (with --apply-pose-as-rest)");
   cmd->add_option("--rotate", args->rotate, "BONE=RX,RY,RZ degrees (repeatable; with --apply-pose-as-rest)");
   cmd->add_option("--rotate-quat", args->rotate_quat, "BONE=W,X,Y,Z (repeatable; with --apply-pose-as-rest)");
   cmd->add_flag("--apply-pose-as-rest", args->apply_pose_as_rest, "make the pose the bind pose: skeleton, body and normals together");
@@ -92,8 +92,8 @@ void addExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--keep-helpers", args->keep_helpers, "keep helper geometry and joint cubes");
   cmd->add_flag("--compress", args->compress, ".g4b: Zstandard-compress the JSON and buffer chunks");
   cmd->add_option("--morph", args->morphs,
-                  "target PATH[=NAME] relative to the data's targets/ (e.g. expression/units/caucasian/mouth-open=jawOpen), "
-                  "exported as a morph target / blend shape with weight 0 (repeatable; DIR/ adds every target in DIR)");
+                  "target PATH[=NAME]: a target file, or relative to the data's targets/ (e.g. expression/units/caucasian/mouth-open=jawOpen), "
+                  "exported as a morph target / blend shape with weight 0 (repeatable; DIR/ adds every target in the folder DIR)");
   cmd->add_option("--base-color", args->base_color, "glTF: the body material's linear base colour R,G,B[,A], each 0..1 (default 0.8,0.8,0.8)");
   cmd->add_option("--threads", args->threads, "threads for loading and the normals (the output does not depend on it)")->check(CLI::Range(1, 64));
   cmd->add_option("--report", args->report, "write a JSON report: joints, vertices, influences dropped, warnings");

@@ -1,4 +1,5 @@
-// rigfit info: what a rig file, a mesh or a data folder holds, at a glance.
+// rigfit info: what a data folder or any file users name (rig, weights, mesh, target, pose) holds,
+// at a glance.
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -6,12 +7,14 @@
 
 #include "cli/common.hpp"
 #include "core/file_io.hpp"
+#include "rigfit/weights.hpp"
 
 namespace rigfit::cli {
 namespace {
 
 struct InfoArgs {
   std::string target;
+  std::string data;
 };
 
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -104,31 +107,118 @@ int printData(const DataSource& src) {
   return kExitOk;
 }
 
+void printWeights(const WeightsFile& w) {
+  std::size_t pairs = 0, used = 0;
+  std::int64_t top = -1;
+  for (const auto& g : w.groups) {
+    pairs += g.vertices.size();
+    used += !g.vertices.empty();
+    for (std::int64_t v : g.vertices) top = std::max(top, v);
+  }
+  std::printf("weights      %s\n", w.label.c_str());
+  for (const char* key : {"name", "license"})
+    if (const Json* v = w.header.find(key); v && v->isString()) std::printf("%-12s %s\n", key, v->asString().c_str());
+  std::printf("groups       %zu (%zu with vertices)\n", w.groups.size(), used);
+  std::printf("pairs        %zu", pairs);
+  if (top >= 0) std::printf(" (vertices up to %lld)", static_cast<long long>(top));
+  std::printf("\n");
+}
+
+void printTarget(const Target& t, const std::string& label, const DataSource& src, std::size_t vertex_count) {
+  double largest = 0.0;
+  for (std::size_t k = 0; k < t.vertices.size(); ++k)
+    largest = std::max(largest, std::hypot(t.offsets[3 * k], t.offsets[3 * k + 1], t.offsets[3 * k + 2]));
+  std::printf("target       %s\n", label.c_str());
+  std::printf("vertices     %zu moved", t.vertices.size());
+  if (!t.vertices.empty()) std::printf(", %u..%u", t.vertices.front(), t.vertices.back());
+  std::printf(" (of the %zu of the base mesh of %s; others are ignored)\n", vertex_count, src.describe().c_str());
+  std::printf("largest      %.6f m\n", largest);
+}
+
+void printPose(const Json& pose, const std::string& label) {
+  std::printf("pose         %s\n", label.c_str());
+  for (const char* key : {"bone_rotations", "bone_translations"})
+    if (const Json* v = pose.find(key); v && v->isObject()) std::printf("%-12s %zu bones\n", key + 5, v->size());
+  if (const Json* t = pose.find("skeleton_type"); t && t->isString()) std::printf("skeleton     %s\n", t->asString().c_str());
+}
+
+// The files `spec` names as any kind of file users name (one file may be found as several kinds).
+Expected<DataFile> findAnyFile(const DataSource& src, const std::string& spec) {
+  std::vector<DataFile> found;
+  for (DataFileKind kind : {DataFileKind::kRig, DataFileKind::kWeights, DataFileKind::kMesh, DataFileKind::kTarget, DataFileKind::kPose}) {
+    auto f = resolveDataFile(src, kind, spec);
+    if (!f) {
+      if (f.error().code == ErrorCode::kUsage) return f.error();  // two files of one kind
+      continue;
+    }
+    bool known = false;
+    for (const DataFile& g : found) {
+      std::error_code ec;
+      known = known || (g.in_source == f->in_source && g.path == f->path) ||
+              (!src.isBuiltin() && std::filesystem::equivalent(g.label, f->label, ec));
+    }
+    if (!known) found.push_back(std::move(*f));
+  }
+  if (found.size() > 1)
+    return makeError(ErrorCode::kUsage, spec + ": names more than one file: " + found[0].label + " and " + found[1].label + " (give the path of one)");
+  if (found.empty())
+    return makeError(ErrorCode::kIo, spec + ": no such rig, weights, mesh, target or pose file (looked here and in " + src.describe() + ")");
+  return std::move(found[0]);
+}
+
 int runInfo(const InfoArgs& a) {
-  if (a.target.empty()) return printData(DataSource::builtinDemo());
+  DataOptions data_options;
+  data_options.data = a.data;
+  if (a.target.empty()) return printData(a.data.empty() ? DataSource::builtinDemo() : data_options.source());
   std::error_code ec;
   if (std::filesystem::is_directory(a.target, ec)) return printData(DataSource::folder(a.target));
-  if (endsWith(a.target, ".obj")) {
-    auto m = readObj(a.target);
+  const DataSource src = data_options.source();
+  auto file = findAnyFile(src, a.target);
+  if (!file) return reportError(file.error());
+  const std::string& label = file->label;
+  auto text = viewDataFile(src, *file);
+  if (!text) return reportError(text.error());
+  if (endsWith(file->path, ".obj")) {
+    auto m = parseObj(text->text(), label);
     if (!m) return reportError(m.error());
-    printMesh(*m, a.target);
+    printMesh(*m, label);
     return kExitOk;
   }
-  if (endsWith(a.target, ".json")) {
-    auto rig = readRig(a.target);
-    if (!rig) return reportError(rig.error());
-    printRig(*rig);
+  if (endsWith(file->path, ".target") || endsWith(file->path, ".target.gz")) {
+    auto base = loadBaseMesh(src);
+    if (!base) return reportError(base.error());
+    auto t = decodeTarget(text->text(), label, base->vertexCount());
+    if (!t) return reportError(t.error());
+    printTarget(*t, label, src, base->vertexCount());
     return kExitOk;
   }
-  return reportError(makeError(ErrorCode::kUsage, a.target + ": not a data folder, an .obj mesh or a rig .json"));
+  // JSON: weights ("weights"), a pose ("bone_rotations" / "bone_translations") or a rig.
+  auto json = parseJson(text->text(), label);
+  if (!json) return reportError(json.error());
+  if (json->isObject() && json->contains("weights")) {
+    auto w = parseWeights(*text, label);
+    if (!w) return reportError(w.error());
+    printWeights(*w);
+    return kExitOk;
+  }
+  if (json->isObject() && (json->contains("bone_rotations") || json->contains("bone_translations"))) {
+    printPose(*json, label);
+    return kExitOk;
+  }
+  auto rig = rigFromJson(std::move(*json), label);
+  if (!rig) return reportError(rig.error());
+  printRig(*rig);
+  return kExitOk;
 }
 
 }  // namespace
 
 void addInfoCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<InfoArgs>();
-  CLI::App* cmd = app.add_subcommand("info", "Show what a rig file, a mesh or a data folder holds (no argument: the built-in demo)");
-  cmd->add_option("target", args->target, "rig .json, mesh .obj or MPFB data folder");
+  CLI::App* cmd = app.add_subcommand("info", "Show what a data folder, rig, weights, mesh, target or pose file holds (no argument: the built-in demo)");
+  cmd->add_option("target", args->target,
+                  "MPFB data folder, or a rig, weights, mesh, target or pose file: a path, or a name in the data folder (extension optional)");
+  cmd->add_option("--data", args->data, "MPFB data folder names are looked up in (default: $RIGFIT_DATA, else the built-in demo)");
   cmd->callback([args, &exit_code] { exit_code = runInfo(*args); });
 }
 

@@ -56,7 +56,7 @@ void addPoseCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<PoseArgs>();
   CLI::App* cmd = app.add_subcommand("pose", "Pose the character (Blender's semantics) and write the skinned mesh as OBJ");
   args->character.add(*cmd, true);
-  cmd->add_option("--pose", args->pose_file, "MPFB pose file (poses/<rig>_fk/*.json format), or a path relative to the data's poses/");
+  cmd->add_option("--pose", args->pose_file, "MPFB pose file (poses/<rig>_fk/*.json format): a path, or relative to the data's poses/; extension optional");
   cmd->add_option("--rotate", args->rotate, "BONE=RX,RY,RZ: XYZ Euler rotation in degrees (repeatable)");
   cmd->add_option("--rotate-quat", args->rotate_quat, "BONE=W,X,Y,Z: quaternion rotation (repeatable)");
   cmd->add_option("--out,-o", args->out,

@@ -33,8 +33,7 @@ Expected<Source> readSource(const SaveRigArgs& a, const DataSource& data, const 
   Source s;
   std::error_code ec;
   const bool is_file = std::filesystem::is_regular_file(a.from, ec);
-  if (!is_file && (a.from.find('/') != std::string::npos || endsWith(a.from, ".json") || endsWith(a.from, ".glb") || endsWith(a.from, ".gltf")))
-    return makeError(ErrorCode::kIo, a.from + ": no such file");
+  if (!is_file && (endsWith(a.from, ".glb") || endsWith(a.from, ".gltf"))) return makeError(ErrorCode::kIo, a.from + ": no such file");
   if (is_file && (endsWith(a.from, ".glb") || endsWith(a.from, ".gltf"))) {
     auto sk = readGltfSkeleton(a.from);  // with the buffer files beside it
     if (!sk) return sk.error();
@@ -55,7 +54,7 @@ Expected<Source> readSource(const SaveRigArgs& a, const DataSource& data, const 
     if (!rig) return rig.error();
     s.rig = std::move(*rig);
   } else {
-    // A rig name of the data folder (or a missing file, reported by locateRig).
+    // A rig as users name rigs: a name or a path in the data folder (or missing, reported by locateRig).
     auto where = locateRig(data, a.from);
     if (!where) return where.error();
     auto rig = loadRig(data, *where);

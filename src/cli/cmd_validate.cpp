@@ -1,4 +1,5 @@
 // rigfit validate: check a G4MF file against every MUST rule a file can break.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -24,8 +25,12 @@ int runValidate(const ValidateArgs& a) {
     for (const auto& i : issues) {
       const bool error = i.severity == G4mfSeverity::kError;
       (error ? errors : warnings)++;
-      if (!a.quiet || error)
-        std::printf("%s: %s: %s: %s\n", f.c_str(), i.path.empty() ? "/" : i.path.c_str(), error ? "error" : "warning", i.message.c_str());
+      if (!a.quiet || error) {
+        // One line each, a huge value from the file elided.
+        std::string line = elideMessage(f + ": " + (i.path.empty() ? "/" : i.path) + ": " + (error ? "error" : "warning") + ": " + i.message);
+        std::replace(line.begin(), line.end(), '\n', ' ');
+        std::printf("%s\n", line.c_str());
+      }
     }
     std::printf("%s: %zu errors, %zu warnings\n", f.c_str(), errors, warnings);
     if (errors) ++bad;

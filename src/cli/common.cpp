@@ -11,8 +11,9 @@ namespace rigfit::cli {
 
 void DataOptions::add(CLI::App& app, bool with_rig, bool with_mesh) {
   app.add_option("--data", data, "MPFB data folder (default: $RIGFIT_DATA, else the built-in demo)");
-  if (with_rig) app.add_option("--rig", rig, "rig name (game_engine, rigify.human, ...) or rig.*.json path (default on the demo: demo)");
-  if (with_mesh) app.add_option("--mesh", mesh, "body OBJ with the base mesh's vertices in the same order (default: the data's base.obj)");
+  if (with_rig)
+    app.add_option("--rig", rig, "rig name (game_engine, rigify.human, ...) or rig file (.json, .mpfbskel; a path, or in the data folder) (default on the demo: demo)");
+  if (with_mesh) app.add_option("--mesh", mesh, "body OBJ with the base mesh's vertices in the same order, a path or in the data folder (default: the data's base.obj)");
 }
 
 DataSource DataOptions::source() const {
@@ -24,7 +25,8 @@ DataSource DataOptions::source() const {
 void ShapeOptions::add(CLI::App& app) {
   app.add_option("--macro", macro, "macro sliders, e.g. gender=1,age=0.5,muscle=0.7 (0..1; african/asian/caucasian too), or 'default' for MPFB's new human");
   app.add_option("--modifier", modifiers, "detail modifier GROUP/NAME=VALUE from targets/target.json (repeatable)");
-  app.add_option("--target", targets, "raw target PATH[:WEIGHT] relative to the data's targets/, no extension (repeatable)");
+  app.add_option("--target", targets,
+                 "raw target PATH[:WEIGHT]: a .target/.target.gz path, or relative to the data's targets/; extension optional (repeatable)");
   app.add_flag("--ground", ground, "lift the body so its lowest body vertex is at z = 0, as MPFB's new human");
 }
 
@@ -66,7 +68,8 @@ Expected<ShapeRequest> ShapeOptions::request() const {
 void CharacterArgs::add(CLI::App& app, bool with_weights) {
   data.add(app);
   shape.add(app);
-  if (with_weights) app.add_option("--weights", weights, "weights name or weights.*.json path (default: the rig's own)");
+  if (with_weights)
+    app.add_option("--weights", weights, "weights name, or weights file (.json, .mhw; a path, or in the data folder) (default: the rig's own)");
   app.add_flag("--allow-fallback", allow_fallback,
                "like MPFB, use default_position (with a warning) where a strategy cannot be evaluated, instead of failing");
   assets.add(app);
@@ -101,11 +104,12 @@ Expected<Character> CharacterArgs::load(bool with_weights, int threads) const {
 }
 
 namespace {
-// Messages quote names from input files; a line break in one must not split the message.
+// Messages quote names from input files: a line break in one must not split the message, and a
+// huge one (a 100 KB group name) is elided as errors are.
 std::string oneLine(std::string msg) {
   for (char& c : msg)
     if (c == '\n' || c == '\r') c = ' ';
-  return msg;
+  return elideMessage(std::move(msg));
 }
 }  // namespace
 

@@ -2,7 +2,6 @@
 #include <filesystem>
 
 #include "core/file_io.hpp"
-#include "core/name_hint.hpp"
 #include "rigfit/data.hpp"
 
 namespace rigfit {
@@ -68,6 +67,17 @@ Expected<FileText> DataSource::view(std::string_view relative) const {
   return loadFile(label(relative));
 }
 
+bool DataSource::isFolder(std::string_view relative) const {
+  if (isBuiltin()) {
+    const std::string d = std::string(relative) + "/";
+    for (const detail::EmbeddedFile* f = detail::kDemoFiles; f->data; ++f)
+      if (f->path.substr(0, d.size()) == d) return true;
+    return false;
+  }
+  std::error_code ec;
+  return std::filesystem::is_directory(label(relative), ec);
+}
+
 std::vector<std::string> DataSource::list(std::string_view dir, std::string_view prefix, std::string_view suffix) const {
   std::vector<std::string> out;
   auto accept = [&](std::string_view name) {
@@ -88,11 +98,17 @@ std::vector<std::string> DataSource::list(std::string_view dir, std::string_view
   return out;
 }
 
-Expected<Mesh> loadBaseMesh(const DataSource& data, const std::string& mesh_path) {
-  if (!mesh_path.empty()) return readObj(mesh_path);
-  auto file = data.view("3dobjs/base.obj");
+Expected<Mesh> loadBaseMesh(const DataSource& data, const std::string& mesh_path, std::string* label) {
+  DataFile where{true, "3dobjs/base.obj", data.label("3dobjs/base.obj")};
+  if (!mesh_path.empty()) {
+    auto found = resolveDataFile(data, DataFileKind::kMesh, mesh_path);
+    if (!found) return found.error();
+    where = std::move(*found);
+  }
+  if (label) *label = where.label;
+  auto file = viewDataFile(data, where);
   if (!file) return file.error();
-  return parseObj(file->text(), data.label("3dobjs/base.obj"));
+  return parseObj(file->text(), where.label);
 }
 
 Expected<VertexGroups> loadVertexGroups(const DataSource& data, std::size_t vertex_count) {
@@ -102,40 +118,56 @@ Expected<VertexGroups> loadVertexGroups(const DataSource& data, std::size_t vert
   return parseVertexGroups(*file, data.label(rel), vertex_count);
 }
 
+Status checkBodyVertexCount(const DataSource& data, const VertexGroups& groups, std::size_t vertex_count, const std::string& mesh_label,
+                            bool mesh_is_base) {
+  std::size_t extent = 0;
+  for (const auto& ranges : groups.ranges)
+    for (const auto& r : ranges) extent = std::max<std::size_t>(extent, std::size_t(r.last) + 1);
+  if (vertex_count == extent) return {};
+  if (!mesh_is_base)
+    return makeError(ErrorCode::kMismatch, mesh_label + ": has " + std::to_string(vertex_count) + " vertices, but the base mesh of " +
+                                               data.describe() + " has " + std::to_string(extent) +
+                                               " (a shaped body must keep its vertex count and order)");
+  // The data's own files disagree: the vertex groups describe the base mesh, so they are named.
+  const std::string file = data.label("mesh_metadata/basemesh_vertex_groups.json");
+  for (std::size_t g = 0; g < groups.ranges.size(); ++g)
+    for (std::size_t k = 0; k < groups.ranges[g].size(); ++k)
+      if (const auto& r = groups.ranges[g][k]; r.last >= vertex_count)
+        return makeError(ErrorCode::kMismatch, file + ": " + jsonPathIndex(jsonPathKey("", groups.names[g]), k) + ": range [" +
+                                                   std::to_string(r.first) + ", " + std::to_string(r.last) + "] reaches beyond the " +
+                                                   std::to_string(vertex_count) + " vertices of " + mesh_label);
+  const std::string covered = extent ? "the groups end at vertex " + std::to_string(extent - 1) : std::string("no group has a vertex");
+  return makeError(ErrorCode::kMismatch, file + ": " + covered + ", but " + mesh_label + " has " + std::to_string(vertex_count) +
+                                             " vertices (the groups cover every vertex of the base mesh)");
+}
+
 Expected<RigLocation> locateRig(const DataSource& data, const std::string& arg) {
-  std::error_code ec;
-  if (arg.find('/') != std::string::npos || endsWith(arg, ".json")) {
-    if (std::filesystem::is_regular_file(arg, ec)) {
-      std::string name = std::filesystem::path(arg).filename().string();
-      if (name.substr(0, 4) == "rig.") name = name.substr(4);
-      if (endsWith(name, ".json")) name.resize(name.size() - 5);
-      return RigLocation{false, arg, name};
-    }
-    return makeError(ErrorCode::kIo, arg + ": no such rig file");
-  }
-  if (arg.substr(0, 7) == "rigify.") {
-    const std::string rel = "rigs/rigify/rig." + arg.substr(7) + ".json";
-    if (data.exists(rel)) return RigLocation{true, rel, arg};
-  } else {
-    const std::string std_rel = "rigs/standard/rig." + arg + ".json";
-    if (data.exists(std_rel)) return RigLocation{true, std_rel, arg};
-    const std::string rigify_rel = "rigs/rigify/rig." + arg + ".json";
-    if (data.exists(rigify_rel)) return RigLocation{true, rigify_rel, "rigify." + arg};
-  }
-  const std::vector<std::string> known = listRigs(data);
-  if (known.empty() && !data.isBuiltin()) {  // the folder itself is wrong: say so, not "no rig"
+  auto found = resolveDataFile(data, DataFileKind::kRig, arg);
+  if (!found) {
+    // A bare name in a folder with no rigs at all: the folder itself is wrong, say so.
+    if (found.error().message.find(": no rig named \"") == std::string::npos || data.isBuiltin() || !listRigs(data).empty())
+      return found.error();
+    std::error_code ec;
     if (!std::filesystem::is_directory(data.describe(), ec)) return makeError(ErrorCode::kIo, data.describe() + ": no such folder");
     return makeError(ErrorCode::kIo, data.describe() +
                                          ": no rigs in rigs/standard or rigs/rigify (an MPFB data folder has the layout of MPFB's src/mpfb/data)");
   }
-  return makeError(ErrorCode::kIo, data.describe() + ": no rig named \"" + arg + "\"" + detail::unknownNameHint(arg, known));
+  RigLocation out{found->in_source, found->path, {}, found->label};
+  // MPFB's rig type for the data's own rigs; the file name without "rig." and the extension otherwise.
+  std::string name = std::filesystem::path(out.path).filename().string();
+  if (name.substr(0, 4) == "rig.") name = name.substr(4);
+  for (std::string_view ext : {".json", ".mpfbskel"})
+    if (endsWith(name, ext)) name.resize(name.size() - ext.size());
+  out.name = out.in_source && out.path.starts_with("rigs/rigify/rig.") && out.path.find('/', 12) == std::string::npos ? "rigify." + name : name;
+  return out;
 }
 
 Expected<RigDefinition> loadRig(const DataSource& data, const RigLocation& where) {
-  if (!where.in_source) return readRig(where.path);
-  auto text = data.view(where.path);
+  std::string label = where.label;
+  if (label.empty()) label = where.in_source ? data.label(where.path) : where.path;
+  auto text = viewDataFile(data, DataFile{where.in_source, where.path, label});
   if (!text) return text.error();
-  return parseRig(*text, data.label(where.path));
+  return parseRig(*text, label);
 }
 
 std::vector<std::string> listRigs(const DataSource& data) {

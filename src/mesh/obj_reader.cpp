@@ -378,9 +378,18 @@ class ObjParser {
     return nullptr;
   }
 
+  // Inside a face, the message names the corner (1-based) too.
   bool fail(std::string what) {
-    error_ = makeError(ErrorCode::kSyntax, std::string(label_) + ": line " + std::to_string(line_) + ": " + what);
+    const std::string corner = corner_ ? "face corner " + std::to_string(corner_) + ": " : std::string();
+    error_ = makeError(ErrorCode::kSyntax, std::string(label_) + ": line " + std::to_string(line_) + ": " + corner + what);
     return false;
+  }
+
+  // An index that cannot be used: `problem` after "WHAT index TOKEN", TOKEN as written.
+  [[gnu::noinline]] bool indexError(const char* start, const char* e, const char* what, const std::string& problem) {
+    const char* te = start;
+    while (te < e && !isBlank(*te) && *te != '/') ++te;
+    return fail(std::string(what) + " index \"" + std::string(start, te) + "\" " + problem);
   }
 
   [[gnu::noinline]] bool slowNumber(const char*& p, const char* e, float& out) {
@@ -425,12 +434,12 @@ class ObjParser {
     std::uint64_t u = 0;
     const char* s = q;
     q = scanDigits(q, e, u);
-    if (q == s || q - s > 10) return fail(std::string("bad ") + what + " index");
+    if (q == s || q - s > 10) return indexError(p, e, what, "is not a number of at most 10 digits");
     long v = static_cast<long>(u);
     if (neg) v = count - v;  // relative: -1 is the last one defined so far
     else v -= 1;
-    if (v < 0) return fail(std::string(what) + " index out of range");
-    if (v > INT32_MAX) return fail(std::string(what) + " index too large");
+    if (v < 0) return indexError(p, e, what, neg ? "is before the first (" + std::to_string(count) + " defined so far)" : "is not 1 or more");
+    if (v > INT32_MAX) return indexError(p, e, what, "is too large");
     out = static_cast<std::int32_t>(v);
     p = q;
     return true;
@@ -488,21 +497,30 @@ class ObjParser {
     for (;;) {
       p = skipBlanks(p, e);
       if (p >= e) break;
+      const char* start = p;
+      corner_ = corners + 1;
       std::int32_t v = 0, vt = -1, vn = -1;
       if (!index(p, e, nv, v, "vertex")) return false;
       if (p < e && *p == '/') {
         ++p;
         if (p < e && *p != '/') {
+          const char* t = p;
           if (!index(p, e, nt, vt, "texture coordinate")) return false;
-          if (vt >= nt) return fail("texture coordinate index out of range");
+          if (vt >= nt) return indexError(t, e, "texture coordinate", "is beyond the " + std::to_string(nt) + " defined so far");
         }
         if (p < e && *p == '/') {
           ++p;
+          const char* n = p;
           if (!index(p, e, nn, vn, "normal")) return false;
-          if (vn >= nn) return fail("normal index out of range");
+          if (vn >= nn) return indexError(n, e, "normal", "is beyond the " + std::to_string(nn) + " defined so far");
         }
       }
-      if (p < e && !isBlank(*p)) return fail("malformed face corner");
+      if (p < e && !isBlank(*p)) {
+        const char* te = p;
+        while (te < e && !isBlank(*te)) ++te;
+        return fail("malformed: \"" + std::string(start, te) + "\"");
+      }
+      corner_ = 0;
       mesh_.corner_vertices.push_back(static_cast<std::uint32_t>(v));
       mesh_.corner_uvs.push_back(vt);
       mesh_.corner_normals.push_back(vn);
@@ -517,6 +535,7 @@ class ObjParser {
 
   std::string_view t_;
   const char* end_;  // of the whole text: reads up to here are safe
+  int corner_ = 0;   // the face corner being read (1-based), 0 outside faces
   std::string_view label_;
   float scale_;
   Mesh mesh_;

@@ -82,7 +82,8 @@ class GroupsReader {
     if (static_cast<std::uint64_t>(b) > 0xFFFFFFFFull)  // a mesh's vertex indices are 32-bit
       return fail(path, "vertex " + std::to_string(b) + " is beyond the 32-bit vertex indices of a mesh", ErrorCode::kRange);
     if (static_cast<std::uint64_t>(b) >= vertex_count_)
-      return fail(path, "vertex " + std::to_string(b) + " is beyond the mesh of " + std::to_string(vertex_count_) + " vertices",
+      return fail(path, "range [" + std::to_string(a) + ", " + std::to_string(b) + "] reaches beyond the mesh of " + std::to_string(vertex_count_) +
+                            " vertices",
                   ErrorCode::kRange);
     return VertexGroups::Range{static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)};
   }

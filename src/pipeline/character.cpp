@@ -8,7 +8,6 @@
 #include <optional>
 #include <thread>
 
-#include "core/name_hint.hpp"
 #include "pipeline/character_assets.hpp"
 
 namespace rigfit {
@@ -92,43 +91,36 @@ struct WeightsChoice {
 WeightsChoice chooseWeights(const DataSource& data, const std::string& weights, const RigLocation& where,
                             const std::string& rig_name) {
   WeightsChoice out;
-  auto fromSource = [&data](std::string rel, std::string label) {
-    return [&data, rel = std::move(rel), label = std::move(label)](std::size_t n) -> Expected<WeightsFile> {
-      auto text = data.view(rel);
+  auto use = [&](DataFile file) {
+    out.label = file.label;
+    out.parse = [&data, file = std::move(file)](std::size_t n) -> Expected<WeightsFile> {
+      auto text = viewDataFile(data, file);
       if (!text) return text.error();
-      return parseWeights(*text, label, n);
+      return parseWeights(*text, file.label, n);
     };
   };
-  auto fromFile = [](std::string path) { return [path = std::move(path)](std::size_t n) { return readWeights(path, n); }; };
   if (weights == "none") {
     out.none = true;
   } else if (weights.empty()) {
-    // A rig given as a file has no data-folder weights unless a weights.NAME.json sits beside it.
-    const std::string rel = where.in_source ? defaultWeightsPath(data, rig_name) : std::string();
-    if (!where.in_source) {
-      const auto beside = std::filesystem::path(where.path).parent_path() / ("weights." + rig_name + ".json");
+    // A rig of the data's rigs/ folders has MPFB's weights for its type; any other rig file has
+    // none unless a weights.NAME.json sits beside it.
+    const bool shipped = where.in_source && (where.path.starts_with("rigs/standard/") || where.path.starts_with("rigs/rigify/"));
+    if (shipped) {
+      if (const std::string rel = defaultWeightsPath(data, rig_name); !rel.empty()) use(DataFile{true, rel, data.label(rel)});
+    } else {
+      const std::string beside = (std::filesystem::path(where.path).parent_path() / ("weights." + rig_name + ".json")).string();
       std::error_code ec;
-      if (std::filesystem::is_regular_file(beside, ec)) {
-        out.label = beside.string();
-        out.parse = fromFile(out.label);
-      }
-    }
-    if (!rel.empty()) {
-      out.label = data.label(rel);
-      out.parse = fromSource(rel, out.label);
+      if (where.in_source ? data.exists(beside) : std::filesystem::is_regular_file(beside, ec))
+        use(DataFile{where.in_source, beside, where.in_source ? data.label(beside) : beside});
     }
     out.none = !out.parse;  // no weights for this rig (MPFB ships none for some)
-  } else if (weights.find('/') != std::string::npos || (weights.size() > 5 && weights.compare(weights.size() - 5, 5, ".json") == 0)) {
-    out.label = weights;
-    out.parse = fromFile(weights);
-  } else if (const std::string rel = defaultWeightsPath(data, weights); !rel.empty()) {
-    out.label = data.label(rel);
-    out.parse = fromSource(rel, out.label);
+  } else if (auto found = resolveDataFile(data, DataFileKind::kWeights, weights)) {
+    use(std::move(*found));
+  } else if (const std::string rel = defaultWeightsPath(data, weights);
+             !rel.empty() && found.error().message.find(": no weights named \"") != std::string::npos) {
+    use(DataFile{true, rel, data.label(rel)});  // MPFB's fallbacks (default_no_toes -> default, ...)
   } else {
-    std::vector<std::string> known;
-    for (const auto& f : data.list("rigs/standard", "weights.", ".json")) known.push_back(f.substr(8, f.size() - 13));
-    for (const auto& f : data.list("rigs/rigify", "weights.", ".json")) known.push_back("rigify." + f.substr(8, f.size() - 13));
-    out.error = makeError(ErrorCode::kIo, data.describe() + ": no weights named \"" + weights + "\"" + detail::unknownNameHint(weights, known));
+    out.error = found.error();
   }
   return out;
 }
@@ -154,25 +146,21 @@ Status loadCharacterRig(const DataSource& data, const CharacterOptions& options,
 Status loadCharacterBody(const DataSource& data, const CharacterOptions& options, std::optional<Expected<VertexGroups>>& groups,
                          Character& c) {
   CharacterMesh& body = c.body();
+  c.mesh_label = data.label("3dobjs/base.obj");
   if (options.base && options.mesh.empty()) {
     body.mesh = options.base->mesh;
   } else {
-    auto mesh = loadBaseMesh(data, options.mesh);
+    auto mesh = loadBaseMesh(data, options.mesh, &c.mesh_label);
     if (!mesh) return mesh.error();
     body.mesh = std::move(*mesh);
   }
-  c.mesh_label = options.mesh.empty() ? data.label("3dobjs/base.obj") : options.mesh;
   if (options.base) {
     body.groups = options.base->groups;
   } else {
     if (!*groups) return groups->error();
     body.groups = std::move(**groups);
   }
-  const std::size_t extent = groupsExtent(body.groups);
-  if (body.mesh.vertexCount() != extent)
-    return makeError(ErrorCode::kMismatch, c.mesh_label + ": has " + std::to_string(body.mesh.vertexCount()) +
-                                               " vertices, but the base mesh of " + data.describe() + " has " +
-                                               std::to_string(extent) + " (a shaped body must keep its vertex count and order)");
+  RIGFIT_TRY(checkBodyVertexCount(data, body.groups, body.mesh.vertexCount(), c.mesh_label, options.mesh.empty()));
   return {};
 }
 

@@ -79,23 +79,31 @@ Status addMorphs(const DataSource& data, const Character& c, std::span<const Mes
   std::vector<float> normal_deltas;
   Target moved;
   // A whole folder stands for every target directly in it, in name order.
-  std::vector<MorphSpec> specs;
+  struct Morph {
+    DataFile file;
+    std::string name;
+  };
+  std::vector<Morph> morphs;
   for (const MorphSpec& spec : o.morphs) {
     if (!spec.whole_folder) {
-      specs.push_back(spec);
+      auto file = resolveDataFile(data, DataFileKind::kTarget, spec.path);
+      if (!file) return file.error();
+      morphs.push_back({std::move(*file), spec.name});
       continue;
     }
-    std::vector<std::string> names = data.list("targets/" + spec.path, "", ".target.gz");
-    for (std::string& plain : data.list("targets/" + spec.path, "", ".target")) names.push_back(std::move(plain));
-    if (names.empty()) return makeError(ErrorCode::kIo, data.label("targets/" + spec.path) + ": no targets in this folder");
+    auto folder = resolveDataFile(data, DataFileKind::kTargetFolder, spec.path);
+    if (!folder) return folder.error();
+    std::vector<std::string> names = listDataFolder(data, *folder, ".target.gz");
+    for (std::string& plain : listDataFolder(data, *folder, ".target")) names.push_back(std::move(plain));
+    if (names.empty()) return makeError(ErrorCode::kIo, folder->label + ": no targets in this folder");
     std::sort(names.begin(), names.end());
     for (const std::string& file : names) {
-      const std::string stem = file.substr(0, file.find(".target"));
-      specs.push_back({.path = spec.path + "/" + stem, .name = stem});
+      const std::string path = folder->path + "/" + file;
+      morphs.push_back({DataFile{folder->in_source, path, folder->in_source ? data.label(path) : path}, file.substr(0, file.find(".target"))});
     }
   }
-  for (MorphSpec& spec : specs) {
-    auto target = targets->get(spec.path, n);
+  for (const Morph& spec : morphs) {
+    auto target = targets->load(spec.file, n);
     if (!target) return target.error();
     for (std::size_t m = 0; m < c.meshes.size(); ++m) {
       const CharacterMesh& mesh = c.meshes[m];

@@ -73,9 +73,18 @@ Expected<MorphSpec> parseMorphSpec(std::string_view text) {
   const std::size_t eq = text.find('=');
   MorphSpec m;
   m.path = std::string(text.substr(0, eq));
-  m.name = eq == std::string_view::npos ? m.path.substr(m.path.rfind('/') + 1) : std::string(text.substr(eq + 1));
+  if (eq == std::string_view::npos) {
+    m.name = m.path.substr(m.path.rfind('/') + 1);
+    for (std::string_view ext : {".target.gz", ".target"})
+      if (m.name.size() > ext.size() && m.name.ends_with(ext)) {
+        m.name.resize(m.name.size() - ext.size());
+        break;
+      }
+  } else {
+    m.name = std::string(text.substr(eq + 1));
+  }
   if (m.path.empty() || m.name.empty())
-    return makeError(ErrorCode::kUsage, "morph " + quoted(text) + ": expected PATH or PATH=NAME (PATH relative to targets/)");
+    return makeError(ErrorCode::kUsage, "morph " + quoted(text) + ": expected PATH or PATH=NAME (PATH a target file, or relative to targets/)");
   return m;
 }
 

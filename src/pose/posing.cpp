@@ -12,21 +12,13 @@ Status buildPose(const DataSource& data, const Character& c, const PoseRequest& 
                  std::vector<PoseWarning>* warnings) {
   pose = Pose::rest(c.fit.skeleton);
   if (!request.pose_file.empty()) {
-    std::error_code ec;
-    Expected<Json> json = makeError(ErrorCode::kIo, "");
-    std::string label = request.pose_file;
-    if (std::filesystem::is_regular_file(request.pose_file, ec)) {
-      json = readJsonFile(request.pose_file);
-    } else if (data.exists("poses/" + request.pose_file)) {
-      label = data.label("poses/" + request.pose_file);
-      auto text = data.read("poses/" + request.pose_file);
-      if (!text) return text.error();
-      json = parseJson(*text, label);
-    } else {
-      return makeError(ErrorCode::kIo, request.pose_file + ": no such pose file");
-    }
+    auto file = resolveDataFile(data, DataFileKind::kPose, request.pose_file);
+    if (!file) return file.error();
+    auto text = viewDataFile(data, *file);
+    if (!text) return text.error();
+    auto json = parseJson(text->text(), file->label);
     if (!json) return json.error();
-    RIGFIT_TRY(applyPoseJson(*json, label, c.fit.skeleton, pose, warnings));
+    RIGFIT_TRY(applyPoseJson(*json, file->label, c.fit.skeleton, pose, warnings));
   }
   for (const auto& r : request.rotations) RIGFIT_TRY(applyBoneRotation(r, c.fit.skeleton, pose));
   if (warnings)

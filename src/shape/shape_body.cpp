@@ -85,21 +85,43 @@ Expected<std::vector<std::pair<std::string, double>>> resolveModifiers(const Jso
 }
 
 Expected<std::shared_ptr<const Target>> TargetCache::get(const std::string& path, std::size_t vertex_count) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = targets_.find(path);
-    if (it != targets_.end()) return it->second;
-  }
   std::string rel = "targets/" + path + ".target.gz";
   if (!data_.exists(rel)) rel = "targets/" + path + ".target";
   if (!data_.exists(rel)) return makeError(ErrorCode::kIo, data_.label("targets/" + path + ".target.gz") + ": no such target");
-  auto bytes = data_.read(rel);
+  return load(DataFile{true, rel, data_.label(rel)}, vertex_count);
+}
+
+Expected<std::shared_ptr<const Target>> TargetCache::find(const std::string& spec, std::size_t vertex_count, DataFile* file) {
+  DataFile where;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = found_.find(spec); it != found_.end()) where = it->second;
+  }
+  if (where.path.empty()) {
+    auto resolved = resolveDataFile(data_, DataFileKind::kTarget, spec);
+    if (!resolved) return resolved.error();
+    where = std::move(*resolved);
+    std::lock_guard<std::mutex> lock(mutex_);
+    found_.emplace(spec, where);
+  }
+  if (file) *file = where;
+  return load(where, vertex_count);
+}
+
+Expected<std::shared_ptr<const Target>> TargetCache::load(const DataFile& file, std::size_t vertex_count) {
+  const std::string key = (file.in_source ? "source:" : "disk:") + file.path;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = targets_.find(key);
+    if (it != targets_.end()) return it->second;
+  }
+  auto bytes = viewDataFile(data_, file);
   if (!bytes) return bytes.error();
-  auto t = decodeTarget(*bytes, data_.label(rel), vertex_count);
+  auto t = decodeTarget(bytes->text(), file.label, vertex_count);
   if (!t) return t.error();
   auto shared = std::make_shared<const Target>(std::move(*t));
   std::lock_guard<std::mutex> lock(mutex_);
-  return targets_.emplace(path, std::move(shared)).first->second;
+  return targets_.emplace(key, std::move(shared)).first->second;
 }
 
 Expected<std::shared_ptr<const MacroTable>> TargetCache::macroTable() {
@@ -161,7 +183,9 @@ Status shapeBody(TargetCache& cache, const ShapeRequest& request, std::span<floa
   const std::vector<float> basis(positions.begin(), positions.end());
   for (std::size_t item = 0; item < list.size(); ++item) {
     const auto& [path, w] = list[item];
-    auto target = cache.get(path, n);
+    // The tables' targets are the data's own names; the request's are named as users name files.
+    DataFile file;
+    auto target = item < named_count ? cache.get(path, n) : cache.find(path, n, &file);
     if (!target) {
       // A missing file that the user did not name: say which table named it.
       if (item < macro_count)
@@ -186,8 +210,8 @@ Status shapeBody(TargetCache& cache, const ShapeRequest& request, std::span<floa
     // Offsets each within float range can still add up beyond it: name the target that did.
     for (const std::uint32_t v : t.vertices)
       if (!std::isfinite(positions[3 * v]) || !std::isfinite(positions[3 * v + 1]) || !std::isfinite(positions[3 * v + 2]))
-        return makeError(ErrorCode::kRange, cache.data().label("targets/" + path) + ": vertex " + std::to_string(v) +
-                                                ": the shaped position overflows single precision");
+        return makeError(ErrorCode::kRange, (item < named_count ? cache.data().label("targets/" + path) : file.label) + ": vertex " +
+                                                std::to_string(v) + ": the shaped position overflows single precision");
   }
   if (request.ground) {
     // MPFB lifts by |lowest| (so a body already above 0 moves further up).

@@ -31,7 +31,7 @@ std::size_t targetTextBound(std::size_t vertex_count) {
 
 // Inflates a gzip file, stopping with an error as soon as the output passes `limit` bytes (the
 // output grows with what the data really inflates to, never beyond the limit).
-Expected<std::string> gunzip(const std::string& bytes, const std::string& label, std::size_t limit, std::size_t vertex_count) {
+Expected<std::string> gunzip(std::string_view bytes, const std::string& label, std::size_t limit, std::size_t vertex_count) {
   z_stream z{};
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return makeError(ErrorCode::kIo, label + ": cannot start gzip");
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
@@ -85,24 +85,34 @@ Expected<Target> parseTarget(std::string_view text, std::string_view label, std:
     while (q < e && (*q == ' ' || *q == '\t' || *q == '\r')) ++q;
     while (e > q && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) --e;
     if (q == e || *q == '#' || *q == '"') continue;
+    // The word at `from` (up to a blank), for messages; makeError elides a long one.
+    auto word = [e](const char* from) {
+      const char* to = from;
+      while (to < e && *to != ' ' && *to != '\t') ++to;
+      return std::string(from, to);
+    };
     std::uint64_t index = 0;
     auto r = std::from_chars(q, e, index);
-    if (r.ec != std::errc()) return fail("expected a vertex index");
+    if (r.ec == std::errc::result_out_of_range) return fail("vertex index " + word(q) + " is too large");
+    if (r.ec != std::errc()) return fail("expected a vertex index, found \"" + word(q) + "\"");
     q = r.ptr;
     double d[3];
     for (double& v : d) {
       while (q < e && (*q == ' ' || *q == '\t')) ++q;
       if (q < e && *q == '+') ++q;
+      if (q == e) return fail("expected three offsets");
       // Targets write ".904" and "-.002": from_chars reads both.
       auto rv = std::from_chars(q, e, v);
-      if (rv.ec != std::errc() || !std::isfinite(v)) return fail("expected three offsets");
+      if (rv.ec == std::errc::result_out_of_range || (rv.ec == std::errc() && std::isinf(v)))
+        return fail("offset " + word(q) + " is beyond single precision");
+      if (rv.ec != std::errc() || std::isnan(v)) return fail("expected three offsets, found \"" + word(q) + "\"");
       // Shape keys are single precision: an offset beyond it (1e308) would make the body infinite.
       if (std::abs(static_cast<double>(scale) * v) > std::numeric_limits<float>::max())
         return fail("offset " + std::string(q, rv.ptr) + " is beyond single precision");
       q = rv.ptr;
     }
     while (q < e && (*q == ' ' || *q == '\t')) ++q;
-    if (q != e) return fail("unexpected text after the offsets");
+    if (q != e) return fail("unexpected text after the offsets: \"" + word(q) + "\"");
     if (index >= vertex_count) continue;  // as MPFB: indices beyond the mesh are ignored
     t.vertices.push_back(static_cast<std::uint32_t>(index));
     // MakeHuman (x, y, z) -> rig frame scale * (x, -z, y), in double as MPFB computes it.
@@ -114,7 +124,7 @@ Expected<Target> parseTarget(std::string_view text, std::string_view label, std:
   return t;
 }
 
-Expected<Target> decodeTarget(const std::string& bytes, std::string_view label, std::size_t vertex_count, float scale) {
+Expected<Target> decodeTarget(std::string_view bytes, std::string_view label, std::size_t vertex_count, float scale) {
   try {
     if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1F && static_cast<unsigned char>(bytes[1]) == 0x8B) {
       auto text = gunzip(bytes, std::string(label), targetTextBound(vertex_count), vertex_count);
