@@ -86,8 +86,9 @@ struct BatchOptions {
   Shard shard;
   /// The shard's journal (batchJournalPath gives the command line's). After each line that worked, a
   /// record of it (the line's checksum, its files' names, sizes and checksums, its report) is
-  /// appended and flushed to disk, so a run killed at any moment keeps the record of every line it
-  /// finished. A run without `resume` starts the journal afresh. Empty: no journal.
+  /// appended, so a run killed at any moment keeps the record of every line it finished (after
+  /// a machine crash the last records may be missing: those lines are made again). A run without
+  /// `resume` starts the journal afresh. Empty: no journal.
   std::string journal;
   /// Read `journal` first and skip each line it records whose text is unchanged and whose files
   /// are all still there with the recorded sizes and checksums; the other lines run. Records

@@ -1,6 +1,6 @@
 // The batch journal: one JSON line per character a run finished (its files with size and XXH64),
-// appended and flushed to disk as each character is written, so that a run killed at any moment
-// keeps the record of every character it finished, and `--resume` can skip them.
+// appended as each character is written, so that a run killed at any moment keeps the record of
+// every character it finished, and `--resume` can skip them.
 #pragma once
 
 #include <cstdint>
@@ -52,8 +52,8 @@ struct Contents {
 Contents read(const std::string& path, const Header& expected);
 
 /// Appends lines to a journal. The first append replaces the file with `start` (the header and
-/// the records kept from before) written atomically; each append is then one write of the line
-/// and an fdatasync. A failed append cuts the file back to its last whole line.
+/// the records kept from before) written atomically; each append is then one write of the line.
+/// A failed append cuts the file back to its last whole line.
 class Writer {
  public:
   Writer(std::string path, std::string start) : path_(std::move(path)), start_(std::move(start)) {}

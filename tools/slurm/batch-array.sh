@@ -1,8 +1,8 @@
 #!/bin/bash
 # One shard of characters.jsonl per task of a Slurm job array, e.g. sbatch --array=0-3 batch-array.sh
 # from the folder holding characters.jsonl (rigfit on the PATH, RIGFIT_DATA set; sbatch passes the
-# environment on). Submitting it again after a task was cancelled, failed or its node died makes
-# only the characters no task finished: --resume skips those recorded whole in out/.
+# environment on). Submitting it again after a task was cancelled, failed or its node died skips
+# the characters already made (--resume: those recorded in out/ whose files are still whole).
 #SBATCH --job-name=rigfit-batch
 #SBATCH --cpus-per-task=1
 set -euo pipefail
