@@ -92,8 +92,8 @@ struct BatchOptions {
   std::string journal;
   /// Read `journal` first and skip each line it records whose text is unchanged and whose files
   /// are all still there with the recorded sizes and checksums; the other lines run. Records
-  /// are used only when rigfit's version, the data (DataSource::describe) and `assets_dir` are
-  /// those of the run that wrote them.
+  /// are used only when rigfit's version, the data folder and `assets_dir` (however spelled) are
+  /// those of the run that wrote them; otherwise BatchResult::resume_note says so.
   bool resume = false;
   /// Called after each line (from a worker, one call at a time), e.g. to report failures or draw progress.
   std::function<void(const BatchLineResult&, const BatchProgress&)> on_line;

@@ -16,8 +16,8 @@ namespace rigfit::journal {
 struct Header {
   std::string manifest;  ///< informative: the journal's file name already says it
   Shard shard;
-  std::string data;      ///< DataSource::describe()
-  std::string assets;    ///< BatchOptions::assets_dir
+  std::string data;      ///< the data folder, canonical ("built-in demo" for the demo)
+  std::string assets;    ///< BatchOptions::assets_dir, canonical
 };
 
 /// A file a finished line wrote: its name in the output folder, size and checksum.
