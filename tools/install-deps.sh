@@ -3,7 +3,7 @@
 set -euo pipefail
 PACKAGES=(cmake ninja-build g++ pkg-config python3 zstd parallel
           zlib1g-dev libsimdjson-dev libeigen3-dev libcli11-dev libzstd-dev libhwy-dev
-          libgtest-dev libbenchmark-dev libtinygltf-dev libstb-dev)
+          libgtest-dev libbenchmark-dev libtinygltf-dev libstb-dev libxxhash-dev)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 missing=()

@@ -249,6 +249,23 @@ bool isTemporaryOutputName(std::string_view name) {
          name.size() == tag + kTempTag.size() + kTempRandom;
 }
 
+std::string_view temporaryOutputTarget(std::string_view name) {
+  if (!isTemporaryOutputName(name)) return {};
+  return name.substr(1, name.rfind(kTempTag) - 1);
+}
+
+std::size_t removeTemporaryOutputs(const std::string& folder, const std::function<bool(std::string_view target)>& owned) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(folder, ec), end;
+  std::size_t removed = 0;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::string_view target = temporaryOutputTarget(name);
+    if (!target.empty() && owned(target) && ::unlink(it->path().c_str()) == 0) ++removed;
+  }
+  return removed;
+}
+
 Status detail::writeFilesAtomic(std::span<const OutputFile> files, const WriteFault& fault) {
   std::vector<Pending> pending(files.size());
   Folders folders;

@@ -14,6 +14,16 @@ namespace rigfit {
 /// Reads a whole file. (For parsers that read past the end of their text, loadFile pads it.)
 Expected<std::string> readFile(const std::string& path);
 
+/// The target's file name of a temporary file of writeFileAtomic (".NAME.rigfit-tmp-XXXXXX" ->
+/// "NAME"); empty for any other name.
+std::string_view temporaryOutputTarget(std::string_view name);
+
+/// Removes from `folder` the temporary files that writeFileAtomic leaves when its process is
+/// killed mid-write, for the targets `owned` accepts (file names in `folder`). Others are left
+/// alone: another process may be writing them. Returns how many were removed; a folder that
+/// cannot be listed removes nothing.
+std::size_t removeTemporaryOutputs(const std::string& folder, const std::function<bool(std::string_view target)>& owned);
+
 namespace detail {
 
 /// The steps of an atomic write where a system call can fail.

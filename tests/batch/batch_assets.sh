@@ -44,7 +44,7 @@ got=$(cd "$TMP/out" && ls | sort | tr '\n' ' ')
 python3 - "$TMP/summary.json" "$TMP/out" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); out = sys.argv[2]
-assert s["totals"] == {"manifest_lines": 8, "lines": 8, "ok": 6, "failed": 2}, s["totals"]
+assert s["totals"] == {"manifest_lines": 8, "lines": 8, "ok": 6, "failed": 2, "skipped": 0}, s["totals"]
 lines = {l["line"]: l for l in s["lines"]}
 names = [m["name"] for m in lines[1]["report"]["meshes"]]
 assert names == ["Body", "HighPolyEyes", "eyebrow001", "Eyelashes01", "Teeth_Base", "tongue01", "ponytail01", "female_casualsuit01", "shoes01"], names

@@ -39,7 +39,7 @@ python3 - "$TMP/summary.json" "$TMP/out" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); out = sys.argv[2]
 assert s["format"] == "rigfit-batch-summary/1", s["format"]
-assert s["totals"] == {"manifest_lines": 7, "lines": 7, "ok": 5, "failed": 2}, s["totals"]
+assert s["totals"] == {"manifest_lines": 7, "lines": 7, "ok": 5, "failed": 2, "skipped": 0}, s["totals"]
 assert s["jobs"] == 2 and s["shard"] == {"index": 0, "count": 1}
 assert s["timing"]["seconds"] > 0 and s["timing"]["characters_per_second"] > 0
 lines = {l["line"]: l for l in s["lines"]}
