@@ -69,7 +69,9 @@ class Finder {
 
   void onDisk(const std::string& path) {
     std::error_code ec;
-    const bool found = rule_.folder ? fs::is_directory(path, ec) : fs::is_regular_file(path, ec);
+    // A file is anything but a folder: pipes (`<(...)`, /dev/stdin) and devices are read as files.
+    const fs::file_status st = fs::status(path, ec);
+    const bool found = fs::exists(st) && (rule_.folder == fs::is_directory(st));
     if (!found) return;
     const bool plain = path.front() != '/' && path.front() != '.';
     add({DataFile{false, path, path}, path, plain ? "./" + path : path});
