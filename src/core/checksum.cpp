@@ -2,12 +2,11 @@
 
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <vector>
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/file_io.hpp"
 
 // xxHash from its header alone (Debian's libxxhash-dev): nothing to link.
 #define XXH_INLINE_ALL
@@ -18,13 +17,10 @@ namespace rigfit {
 std::uint64_t xxh64(std::string_view bytes) { return XXH64(bytes.data(), bytes.size(), 0); }
 
 Expected<FileDigest> fileDigest(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return makeError(ErrorCode::kIo, path + ": cannot open: " + std::strerror(errno));
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return makeError(ErrorCode::kIo, path + ": not a regular file");
-  }
+  std::size_t size = 0;
+  auto opened = detail::openRegular(path, size);
+  if (!opened) return opened.error();
+  const int fd = *opened;
   XXH64_state_t state;
   XXH64_reset(&state, 0);
   std::vector<char> buffer(std::size_t{1} << 18);

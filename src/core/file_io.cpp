@@ -15,10 +15,7 @@
 
 namespace rigfit {
 
-namespace {
-
-// Opens `path` for reading; it must be a regular file. `size` receives its length.
-Expected<int> openRegular(const std::string& path, std::size_t& size) {
+Expected<int> detail::openRegular(const std::string& path, std::size_t& size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return makeError(ErrorCode::kIo, path + ": cannot open: " + std::strerror(errno));
   struct stat st{};
@@ -29,6 +26,8 @@ Expected<int> openRegular(const std::string& path, std::size_t& size) {
   size = static_cast<std::size_t>(st.st_size);
   return fd;
 }
+
+namespace {
 
 // Reads exactly `size` bytes from `fd` into `dst`.
 Status readAll(int fd, char* dst, std::size_t size, const std::string& path) {
@@ -46,7 +45,7 @@ Status readAll(int fd, char* dst, std::size_t size, const std::string& path) {
 
 Expected<std::string> readFile(const std::string& path) {
   std::size_t size = 0;
-  auto opened = openRegular(path, size);
+  auto opened = detail::openRegular(path, size);
   if (!opened) return opened.error();
   std::string out;
   try {
@@ -80,7 +79,7 @@ FileText& FileText::operator=(FileText&& other) noexcept {
 
 Expected<FileText> loadFile(const std::string& path) {
   std::size_t size = 0;
-  auto opened = openRegular(path, size);
+  auto opened = detail::openRegular(path, size);
   if (!opened) return opened.error();
   const int fd = *opened;
   FileText out;

@@ -26,6 +26,10 @@ std::size_t removeTemporaryOutputs(const std::string& folder, const std::functio
 
 namespace detail {
 
+/// Opens `path` for reading (the descriptor is the caller's to close); it must be a regular file.
+/// `size` receives its length. Errors (kIo) name the file.
+Expected<int> openRegular(const std::string& path, std::size_t& size);
+
 /// The steps of an atomic write where a system call can fail.
 enum class WriteStep { kCreate, kWrite, kSync, kRename };
 

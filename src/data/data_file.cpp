@@ -69,7 +69,7 @@ class Finder {
 
   void onDisk(const std::string& path) {
     std::error_code ec;
-    // A file is anything but a folder: pipes (`<(...)`, /dev/stdin) and devices are read as files.
+    // A file is anything but a folder (a pipe, a device): the reader then says if it cannot read it.
     const fs::file_status st = fs::status(path, ec);
     const bool found = fs::exists(st) && (rule_.folder == fs::is_directory(st));
     if (!found) return;
