@@ -1,11 +1,8 @@
 // Resuming a batch: checksums, the journal (records, torn lines, headers of another run), and
 // runBatch skipping what an earlier run finished while redoing what changed or is damaged.
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cstring>
 
 #include <filesystem>
@@ -150,23 +147,15 @@ TEST(BatchJournal, WriterStartsTheFileOnTheFirstAppend) {
 TEST(BatchJournal, AFailedAppendIsCutBack) {
   TempDir dir("rigfit_journal_full_test");
   const std::string path = dir / "j";
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG instead of the signal ending the process
-    const rlimit limit{4096, 4096};
-    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(2);
+  const int code = test::exitCodeUnderFileSizeLimit(4096, [&] {
     journal::Writer w(path, "start\n");
-    if (!w.append("one").ok()) ::_exit(3);
+    if (!w.append("one").ok()) return 3;
     const Status st = w.append(std::string(10000, 'x'));
-    if (st.ok()) ::_exit(4);
-    if (st.error().message != path + ": cannot record the line: " + std::strerror(EFBIG)) ::_exit(5);
-    ::_exit(w.append("two").ok() ? 0 : 6);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: no limit, 3: the first append failed, 4: the long one worked, 5: another message, 6: the last failed";
+    if (st.ok()) return 4;
+    if (st.error().message != path + ": cannot record the line: " + std::strerror(EFBIG)) return 5;
+    return w.append("two").ok() ? 0 : 6;
+  });
+  EXPECT_EQ(code, 0) << "2: no limit, 3: the first append failed, 4: the long one worked, 5: another message, 6: the last failed";
   EXPECT_EQ(test::readText(path), "start\none\ntwo\n");
 }
 

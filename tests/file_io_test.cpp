@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,8 +10,6 @@
 #include <gtest/gtest.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/file_io.hpp"
@@ -106,20 +103,12 @@ TEST_F(AtomicWrite, MissingFolderIsAnError) {
 TEST_F(AtomicWrite, AWriteThatFailsPartWayLeavesTheOldFile) {
   const std::string path = (dir_ / "a.glb").string();
   ASSERT_TRUE(writeFileAtomic(path, "old bytes").ok());
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG instead of the signal ending the process
-    const rlimit limit{4096, 4096};
-    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(2);
+  const int code = test::exitCodeUnderFileSizeLimit(4096, [&] {
     const Status st = writeFileAtomic(path, std::string(100000, 'x'));
-    if (st.ok()) ::_exit(3);
-    ::_exit(st.error().message == path + ": write failed: " + std::strerror(EFBIG) ? 0 : 4);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: no limit, 3: the write succeeded, 4: another message";
+    if (st.ok()) return 3;
+    return st.error().message == path + ": write failed: " + std::strerror(EFBIG) ? 0 : 4;
+  });
+  EXPECT_EQ(code, 0) << "2: no limit, 3: the write succeeded, 4: another message";
   EXPECT_EQ(test::readText(path), "old bytes");
   EXPECT_EQ(names(), Names{"a.glb"});
 }
