@@ -255,6 +255,20 @@ TEST(BodyVertexCount, TheErrorNamesTheWrongFile) {
             "cover every vertex of the base mesh)");
 }
 
+// The same through loading a character: a data folder whose base.obj (3 vertices) is shorter than
+// its vertex groups names the groups file, the group and the range.
+TEST_F(DataFileTest, LoadingAFolderWhoseGroupsOverrunItsBaseMeshNamesTheGroupsFile) {
+  std::ofstream(data_dir_ + "/3dobjs/base.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+  fs::create_directories(data_dir_ + "/mesh_metadata");
+  std::ofstream(data_dir_ + "/mesh_metadata/basemesh_vertex_groups.json") << R"({"Left": [[0, 1], [1, 5]]})";
+  CharacterOptions options;
+  options.rig = test::sourceDir() + "/tests/cli/cases/good.json";
+  auto c = loadCharacter(data(), options);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, data_dir_ + "/mesh_metadata/basemesh_vertex_groups.json: Left[1]: range [1, 5] reaches beyond the 3 "
+                                           "vertices of " + data_dir_ + "/3dobjs/base.obj");
+}
+
 TEST(DataFile, BuiltInDemo) {
   const DataSource demo = DataSource::builtinDemo();
   for (const char* spec : {"demo", "rig.demo", "rigs/standard/rig.demo", "rigs/standard/rig.demo.json"}) {
