@@ -53,8 +53,8 @@ const Dressed& dressed() {
     }
     out.body = std::move(*c);
     for (const char* name : kOutfit) {
-      auto path = findAsset(name, assetsDir());
-      auto worn = path ? loadWornAsset(*path, "game_engine") : Expected<WornAsset>(path.error());
+      auto file = resolveDataFile(DataSource::folder(dataDir()), DataFileKind::kAsset, name, assetsDir());
+      auto worn = file ? loadWornAsset(file->path, "game_engine") : Expected<WornAsset>(file.error());
       if (!worn) {
         out.error = worn.error().message;
         return out;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "rigfit/asset.hpp"
+#include "rigfit/data.hpp"
 #include "rigfit/pipeline_options.hpp"
 #include "test_util.hpp"
 
@@ -330,42 +331,51 @@ TEST(AssetLoad, ObjMismatchMissingMaterialAndErrorsNameTheFiles) {
 }  // namespace
 }  // namespace rigfit
 
-// findAsset: the one lookup behind `--asset` and a manifest's "assets": a path (file or folder),
-// the same under the assets folder, else a name anywhere under it.
+// Assets and proxies as users name them (resolveDataFile, kAsset / kProxy) in the shipped assets
+// folder: a path (file or folder), the same under the assets folder, else a name anywhere under it.
+// Every path form on a made-up folder: data_file_test.cpp.
 namespace rigfit {
 namespace {
 
-TEST(FindAsset, PathsFoldersAndNames) {
+std::string assetPath(DataFileKind kind, std::string_view spec, std::string_view assets_dir) {
+  auto f = resolveDataFile(DataSource::builtinDemo(), kind, spec, assets_dir);
+  return f ? f->path : "error: " + f.error().message;
+}
+
+TEST(AssetFiles, PathsFoldersAndNames) {
   RIGFIT_REQUIRE_SHARED_DATA();
   const std::string assets = test::sharedData() + "/../assets";
   const std::string shoes = assets + "/clothes/shoes01/shoes01.mhclo";
-  auto file = findAsset(shoes, "");
-  ASSERT_TRUE(file.ok()) << file.error().message;
-  EXPECT_EQ(*file, shoes);
-  auto folder = findAsset(assets + "/clothes/shoes01", "");
-  ASSERT_TRUE(folder.ok()) << folder.error().message;
-  EXPECT_EQ(*folder, shoes);
-  auto relative = findAsset("clothes/shoes01", assets);  // relative to the assets folder
-  ASSERT_TRUE(relative.ok()) << relative.error().message;
-  EXPECT_EQ(*relative, shoes);
-  auto named = findAsset("shoes01", assets);
-  ASSERT_TRUE(named.ok()) << named.error().message;
-  EXPECT_EQ(*named, shoes);
-  auto proxy = findAsset("female_generic", assets);
-  ASSERT_TRUE(proxy.ok()) << proxy.error().message;
-  EXPECT_EQ(*proxy, assets + "/proxymeshes/female_generic/female_generic.proxy");
+  EXPECT_EQ(assetPath(DataFileKind::kAsset, shoes, ""), shoes);
+  EXPECT_EQ(assetPath(DataFileKind::kAsset, assets + "/clothes/shoes01", ""), shoes);
+  EXPECT_EQ(assetPath(DataFileKind::kAsset, "clothes/shoes01", assets), shoes);  // relative to the assets folder
+  EXPECT_EQ(assetPath(DataFileKind::kAsset, "shoes01", assets), shoes);
+  const std::string proxy = assets + "/proxymeshes/female_generic/female_generic.proxy";
+  EXPECT_EQ(assetPath(DataFileKind::kProxy, "female_generic", assets), proxy);
+  EXPECT_EQ(assetPath(DataFileKind::kProxy, "female_generic/female_generic", assets), proxy);  // in proxymeshes/, no extension
+  EXPECT_EQ(assetPath(DataFileKind::kProxy, "proxymeshes/female_generic", assets), proxy);
 }
 
-TEST(FindAsset, ErrorsNameTheAsset) {
+TEST(AssetFiles, ErrorsNameTheAsset) {
   RIGFIT_REQUIRE_SHARED_DATA();
   const std::string assets = test::sharedData() + "/../assets";
-  EXPECT_EQ(findAsset("shoes01", "").error().message, "asset shoes01: no such file or folder");
-  EXPECT_EQ(findAsset("eyebrow01", assets).error().message,
+  const auto error = [](DataFileKind kind, std::string_view spec, std::string_view dir) {
+    return resolveDataFile(DataSource::builtinDemo(), kind, spec, dir).error();
+  };
+  EXPECT_EQ(error(DataFileKind::kAsset, "shoes01", "").message,
+            "asset shoes01: no such file or folder (looked for shoes01{,.mhclo} in .; no assets folder)");
+  EXPECT_EQ(error(DataFileKind::kAsset, "eyebrow01", assets).message,
             "asset eyebrow01: no asset of that name in " + assets + " (did you mean \"eyebrow001\"?)");
-  const auto none = findAsset(assets + "/eyes", "");
-  EXPECT_EQ(none.error().message, "asset " + assets + "/eyes: the folder " + assets + "/eyes holds no .mhclo or .proxy file");
-  EXPECT_EQ(replaceSubject(findAsset("x", "").error(), "--asset").message, "--asset x: no such file or folder");
-  EXPECT_EQ(findAsset("", assets).error().code, ErrorCode::kUsage);
+  EXPECT_EQ(error(DataFileKind::kAsset, assets + "/eyes", "").message,
+            "asset " + assets + "/eyes: the folder " + assets + "/eyes holds no .mhclo file");
+  // A proxy is a .proxy, an asset a .mhclo: each kind suggests its own names.
+  EXPECT_EQ(error(DataFileKind::kProxy, "shoes01", assets).message,
+            "proxy shoes01: no proxy of that name in " + assets + " (available: female_generic)");
+  EXPECT_EQ(error(DataFileKind::kAsset, "female_generic", assets).code, ErrorCode::kIo);
+  EXPECT_EQ(replaceSubject(error(DataFileKind::kAsset, "x", ""), "--asset").message,
+            "--asset x: no such file or folder (looked for x{,.mhclo} in .; no assets folder)");
+  EXPECT_EQ(error(DataFileKind::kAsset, "", assets).code, ErrorCode::kUsage);
+  EXPECT_EQ(error(DataFileKind::kProxy, "", assets).message, "proxy \"\": an empty name");
 }
 
 }  // namespace

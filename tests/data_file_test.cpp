@@ -212,6 +212,130 @@ TEST_F(DataFileTest, NotFoundNamesWhatWasLookedFor) {
   EXPECT_EQ(find(DataFileKind::kPose, "").error().message, "pose \"\": an empty name");
 }
 
+// Worn assets and body proxies: the same forms, looked up in an assets folder A (MakeHuman's
+// layout: one folder per asset, proxies in proxymeshes/), on disk.
+class AssetFileTest : public DataFileTest {
+ protected:
+  void SetUp() override {
+    DataFileTest::SetUp();
+    assets_ = (root_ / "A").string();
+    for (const char* f : {"clothes/shoes/shoes.mhclo", "clothes/shoes/shoes.obj", "hair/pony/pony.mhclo", "proxymeshes/fem/fem.proxy",
+                          "eyes/high/high.mhclo", "eyes/materials/brown.mhmat"})
+      write(assets_ + "/" + f);
+  }
+  Expected<DataFile> asset(DataFileKind kind, const std::string& spec, const std::string& dir) const {
+    return resolveDataFile(data(), kind, spec, dir);
+  }
+  // The file `spec` resolves to (always a path on disk), or the error.
+  std::string at(DataFileKind kind, const std::string& spec) const { return at(kind, spec, assets_); }
+  std::string at(DataFileKind kind, const std::string& spec, const std::string& dir) const {
+    auto f = asset(kind, spec, dir);
+    if (!f) return "error: " + f.error().message;
+    EXPECT_FALSE(f->in_source);
+    EXPECT_EQ(f->label, f->path);
+    return f->path;
+  }
+  std::string assets_;
+};
+
+TEST_F(AssetFileTest, AssetEveryPathForm) {
+  const std::string shoes = assets_ + "/clothes/shoes/shoes.mhclo";
+  EXPECT_EQ(at(DataFileKind::kAsset, shoes), shoes);                             // absolute
+  EXPECT_EQ(at(DataFileKind::kAsset, assets_ + "/clothes/shoes/shoes"), shoes);  // absolute, no extension
+  EXPECT_EQ(at(DataFileKind::kAsset, assets_ + "/clothes/shoes"), shoes);        // absolute folder
+  EXPECT_EQ(at(DataFileKind::kAsset, shoes, ""), shoes);                         // no assets folder needed
+  EXPECT_EQ(at(DataFileKind::kAsset, "clothes/shoes/shoes.mhclo"), shoes);       // assets-relative
+  EXPECT_EQ(at(DataFileKind::kAsset, "clothes/shoes/shoes"), shoes);             // assets-relative, no extension
+  EXPECT_EQ(at(DataFileKind::kAsset, "clothes/shoes"), shoes);                   // assets-relative folder
+  EXPECT_EQ(at(DataFileKind::kAsset, "clothes/shoes/"), shoes);
+  EXPECT_EQ(at(DataFileKind::kAsset, "shoes"), shoes);                           // bare name, anywhere below
+  EXPECT_EQ(at(DataFileKind::kAsset, "high"), assets_ + "/eyes/high/high.mhclo");
+  // The current folder's: a file, without extension, a folder, "./" (never the assets folder's).
+  write(work_ + "/mine/tee/tee.mhclo");
+  EXPECT_EQ(at(DataFileKind::kAsset, "mine/tee/tee.mhclo"), "mine/tee/tee.mhclo");
+  EXPECT_EQ(at(DataFileKind::kAsset, "mine/tee/tee"), "mine/tee/tee.mhclo");
+  EXPECT_EQ(at(DataFileKind::kAsset, "mine/tee"), "mine/tee/tee.mhclo");
+  EXPECT_EQ(at(DataFileKind::kAsset, "mine/tee", ""), "mine/tee/tee.mhclo");
+  EXPECT_EQ(at(DataFileKind::kAsset, "./mine/tee"), "./mine/tee/tee.mhclo");
+  EXPECT_EQ(at(DataFileKind::kAsset, work_ + "/mine/tee"), work_ + "/mine/tee/tee.mhclo");
+  // Any file as given, whatever its extension.
+  write(work_ + "/odd.txt");
+  EXPECT_EQ(at(DataFileKind::kAsset, "odd.txt"), "odd.txt");
+}
+
+TEST_F(AssetFileTest, ProxyEveryPathFormAndProxymeshes) {
+  const std::string fem = assets_ + "/proxymeshes/fem/fem.proxy";
+  EXPECT_EQ(at(DataFileKind::kProxy, fem), fem);
+  EXPECT_EQ(at(DataFileKind::kProxy, assets_ + "/proxymeshes/fem/fem"), fem);
+  EXPECT_EQ(at(DataFileKind::kProxy, assets_ + "/proxymeshes/fem"), fem);
+  EXPECT_EQ(at(DataFileKind::kProxy, "proxymeshes/fem/fem.proxy"), fem);  // assets-relative
+  EXPECT_EQ(at(DataFileKind::kProxy, "proxymeshes/fem"), fem);
+  EXPECT_EQ(at(DataFileKind::kProxy, "fem/fem.proxy"), fem);  // relative to proxymeshes/
+  EXPECT_EQ(at(DataFileKind::kProxy, "fem/fem"), fem);
+  EXPECT_EQ(at(DataFileKind::kProxy, "fem"), fem);  // a bare name (and proxymeshes/fem/): one file
+  write(work_ + "/p/low.proxy");
+  EXPECT_EQ(at(DataFileKind::kProxy, "p/low"), "p/low.proxy");
+  EXPECT_EQ(at(DataFileKind::kProxy, "p"), "p/low.proxy");
+  // An asset is not a proxy, nor a proxy an asset.
+  EXPECT_EQ(at(DataFileKind::kProxy, "shoes"), "error: proxy shoes: no proxy of that name in " + assets_ + " (available: fem)");
+  EXPECT_EQ(at(DataFileKind::kAsset, "proxymeshes/fem"),
+            "error: asset proxymeshes/fem: the folder " + assets_ + "/proxymeshes/fem holds no .mhclo file");
+}
+
+TEST_F(AssetFileTest, TwoFilesAreAnErrorNamingBoth) {
+  // A file of the current folder and an asset of that name.
+  write(work_ + "/shoes.mhclo");
+  auto here_and_there = asset(DataFileKind::kAsset, "shoes", assets_);
+  ASSERT_FALSE(here_and_there.ok());
+  EXPECT_EQ(here_and_there.error().code, ErrorCode::kUsage);
+  EXPECT_EQ(here_and_there.error().message, "asset shoes: names more than one asset file: ./shoes.mhclo and " + assets_ +
+                                                "/clothes/shoes/shoes.mhclo (give the path of one)");
+  EXPECT_EQ(at(DataFileKind::kAsset, "./shoes"), "./shoes.mhclo");  // "./" chooses
+  EXPECT_EQ(at(DataFileKind::kAsset, "clothes/shoes"), assets_ + "/clothes/shoes/shoes.mhclo");
+  // Two assets of one name in the assets folder.
+  write(assets_ + "/hair/old/pony.mhclo");
+  auto two = asset(DataFileKind::kAsset, "pony", assets_);
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.error().message, "asset pony: names more than one asset file: " + assets_ + "/hair/old/pony.mhclo and " + assets_ +
+                                     "/hair/pony/pony.mhclo (give the path of one)");
+  // A folder and a file beside it.
+  write(assets_ + "/proxymeshes/fem.proxy");
+  auto folder_and_file = asset(DataFileKind::kProxy, "proxymeshes/fem", assets_);
+  ASSERT_FALSE(folder_and_file.ok());
+  EXPECT_EQ(folder_and_file.error().message, "proxy proxymeshes/fem: names more than one proxy file: " + assets_ +
+                                                 "/proxymeshes/fem/fem.proxy and " + assets_ + "/proxymeshes/fem.proxy (give the path of one)");
+  // A folder holding two.
+  write(work_ + "/two/a.mhclo");
+  write(work_ + "/two/b.mhclo");
+  auto folder = asset(DataFileKind::kAsset, "two", assets_);
+  ASSERT_FALSE(folder.ok());
+  EXPECT_EQ(folder.error().code, ErrorCode::kUsage);
+  EXPECT_EQ(folder.error().message, "asset two: the folder two holds 2 asset files; name one (two/a.mhclo, two/b.mhclo)");
+  // One file reached two ways (the assets folder is the current folder) is one file.
+  fs::current_path(assets_);
+  EXPECT_EQ(at(DataFileKind::kAsset, "clothes/shoes"), "clothes/shoes/shoes.mhclo");
+  EXPECT_EQ(at(DataFileKind::kAsset, "hair/pony/pony"), "hair/pony/pony.mhclo");
+}
+
+TEST_F(AssetFileTest, NotFoundNamesWhatWasLookedFor) {
+  EXPECT_EQ(at(DataFileKind::kAsset, "clothes/none"),
+            "error: asset clothes/none: no such file or folder (looked for clothes/none{,.mhclo} in ., " + assets_ + ")");
+  EXPECT_EQ(at(DataFileKind::kProxy, "x/none.proxy"),
+            "error: proxy x/none.proxy: no such file or folder (looked for x/none.proxy in ., " + assets_ + ", " + assets_ + "/proxymeshes)");
+  EXPECT_EQ(at(DataFileKind::kAsset, "/nowhere/a"), "error: asset /nowhere/a: no such file or folder (looked for /nowhere/a{,.mhclo})");
+  EXPECT_EQ(at(DataFileKind::kAsset, "./shoes"), "error: asset ./shoes: no such file or folder (looked for ./shoes{,.mhclo})");
+  // Without an assets folder, only the current folder is looked in; the message says so.
+  EXPECT_EQ(at(DataFileKind::kAsset, "shoes", ""), "error: asset shoes: no such file or folder (looked for shoes{,.mhclo} in .; no assets folder)");
+  EXPECT_EQ(at(DataFileKind::kProxy, "fem", ""), "error: proxy fem: no such file or folder (looked for fem{,.proxy} in .; no assets folder)");
+  // A bare name: the closest names of the kind.
+  EXPECT_EQ(at(DataFileKind::kAsset, "shoe"), "error: asset shoe: no asset of that name in " + assets_ + " (did you mean \"shoes\"?)");
+  // A folder holding no file of the kind.
+  EXPECT_EQ(at(DataFileKind::kAsset, "eyes"), "error: asset eyes: the folder " + assets_ + "/eyes holds no .mhclo file");
+  auto empty = asset(DataFileKind::kAsset, "", assets_);
+  EXPECT_EQ(empty.error().code, ErrorCode::kUsage);
+  EXPECT_EQ(empty.error().message, "asset \"\": an empty name");
+}
+
 // A custom weights file (.mhw, the weights JSON format) given for the body binds exactly as the
 // rig's own weights file: same groups, same skin.
 TEST_F(DataFileTest, MhwWeightsBindAsTheBodyWeights) {

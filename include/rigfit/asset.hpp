@@ -157,14 +157,6 @@ struct Asset {
 /// (`rigify_generated` read as `rigify`; none for an empty or unknown rig type).
 std::vector<std::pair<std::string, bool>> customWeightsPaths(const std::string& stem, std::string_view rig_type);
 
-/// Where the asset `spec` (a command line's or a manifest's text) is: `spec` as a path (relative to
-/// the current folder) to a file, or to a folder holding exactly one .mhclo/.proxy; else the same
-/// relative to `assets_dir`; else the .mhclo/.proxy whose file stem is `spec` anywhere under
-/// `assets_dir` (empty: no folder to look in). Errors name the asset ("asset SPEC: what", subject
-/// "asset" for replaceSubject): a folder holding none (kIo) or several (kUsage), no such file or
-/// folder (kIo), no asset of that name in the folder (kIo, with the closest names).
-[[nodiscard]] Expected<std::string> findAsset(std::string_view spec, std::string_view assets_dir);
-
 /// Loads an asset: the .mhclo/.proxy, its OBJ (error kMismatch naming both files if its vertex
 /// count differs from the binding count), its material (a missing .mhmat or texture is a warning),
 /// its custom weights sidecars (read with the weights reader, indices bounded by the asset's

@@ -25,8 +25,8 @@ struct BatchEntry {
   std::size_t line = 0;            ///< 1-based line number in the manifest
   std::string name;                ///< output base name: DIR/NAME.FORMAT
   CharacterOptions character;      ///< rig, mesh, weights, shape, allow_fallback (assets: see below)
-  std::vector<std::string> assets; ///< assets to wear, in order: paths or names, found by findAsset when the line runs
-  std::string proxy;               ///< body proxy path or name (findAsset); empty: none
+  std::vector<std::string> assets; ///< assets to wear, in order: any path form (resolveDataFile, kAsset), found when the line runs
+  std::string proxy;               ///< body proxy, any path form (resolveDataFile, kProxy); empty: none
   PoseRequest pose;                ///< applied as the bind pose when given
   CharacterExportOptions output;   ///< format and writer options
 };
@@ -81,7 +81,7 @@ struct BatchProgress {
 
 struct BatchOptions {
   std::string out_dir;   ///< created (when missing) before the first character is written
-  std::string assets_dir;  ///< where asset names and relative asset paths are looked up (findAsset); empty: none
+  std::string assets_dir;  ///< the assets folder: asset and proxy names and relative paths are looked up there too (resolveDataFile); empty: none
   unsigned jobs = 0;     ///< worker threads; 0: the hardware's thread count
   Shard shard;
   /// The shard's journal (batchJournalPath gives the command line's). After each line that worked, a

@@ -39,10 +39,11 @@ class DataSource {
   std::string root_;  // empty: built-in
 };
 
-/// The kinds of file a user names (an option, a manifest field), each with its folders in a data
-/// source and the extensions it may be named without:
+/// The kinds of file a user names (an option, a manifest field), each with its folders and the
+/// extensions it may be named without. Data files are looked up in a data source; worn assets and
+/// body proxies in an assets folder (MakeHuman's asset library layout: proxies in proxymeshes/):
 ///
-/// | kind          | extensions          | data sub-folders             | a bare NAME also means            |
+/// | kind          | extensions          | sub-folders                  | a bare NAME also means            |
 /// |---------------|---------------------|------------------------------|-----------------------------------|
 /// | rig           | .json, .mpfbskel    | rigs/standard, rigs/rigify   | rig.NAME.json there (rigify.NAME: rigs/rigify only) |
 /// | weights       | .json, .mhw         | rigs/standard, rigs/rigify   | weights.NAME.json there (likewise) |
@@ -50,29 +51,41 @@ class DataSource {
 /// | target        | .target.gz, .target | targets                      |                                   |
 /// | target folder | (a folder)          | targets                      |                                   |
 /// | pose          | .json               | poses                        |                                   |
-enum class DataFileKind { kRig, kWeights, kMesh, kTarget, kTargetFolder, kPose };
+/// | asset         | .mhclo              | (the assets folder)          | NAME.mhclo anywhere under the assets folder |
+/// | proxy         | .proxy              | proxymeshes                  | NAME.proxy anywhere under the assets folder |
+///
+/// An asset or proxy may also be named by a folder holding exactly one file of its kind.
+enum class DataFileKind { kRig, kWeights, kMesh, kTarget, kTargetFolder, kPose, kAsset, kProxy };
 
-/// "rig", "weights", "mesh", "target", "target folder", "pose".
+/// "rig", "weights", "mesh", "target", "target folder", "pose", "asset", "proxy".
 const char* dataFileKindName(DataFileKind kind);
 
 /// A file (or, for kTargetFolder, a folder) a user named, found.
 struct DataFile {
-  bool in_source = false;  ///< true: `path` is relative to the data source; false: a path on disk
+  bool in_source = false;  ///< true: `path` is relative to the data source; false: a path on disk (always for assets and proxies)
   std::string path;
   std::string label;       ///< its name in messages: the source's label of `path`, or `path`
 };
 
 /// The one lookup of a file a user names. `spec` is tried as a path on disk (absolute, or relative
 /// to the current folder), then, when relative (and not starting with "./" or "../", which name
-/// the current folder's files only), inside the data source and inside each of the kind's
-/// sub-folders; in each place as given, and (unless it already ends with one of the kind's
-/// extensions) with each extension; a bare rig or weights NAME also as rig.NAME.json /
-/// weights.NAME.json in the sub-folders. Exactly one file must match. Errors (one line):
-/// nothing matched: "SPEC: no such KIND file (tried ...)" (kIo), or for a bare rig or weights name
-/// "SOURCE: no KIND named "NAME"" with the closest names; two different files matched:
-/// "SPEC: names more than one KIND file: A and B" (kUsage). A file reached two ways (the data folder is the
-/// current folder) is one file.
-[[nodiscard]] Expected<DataFile> resolveDataFile(const DataSource& data, DataFileKind kind, std::string_view spec);
+/// the current folder's files only), inside the data source (for an asset or a proxy: inside
+/// `assets_dir`, when given) and inside each of the kind's sub-folders; in each place as given,
+/// and (unless it already ends with one of the kind's extensions) with each extension; a bare rig
+/// or weights NAME also as rig.NAME.json / weights.NAME.json in the sub-folders, a bare asset or
+/// proxy NAME also as NAME.mhclo / NAME.proxy anywhere under `assets_dir`. An asset or proxy spec
+/// naming a folder means the one file of its kind directly in it. Exactly one file must match.
+/// Errors (one line; an asset's or proxy's subject is "asset SPEC" / "proxy SPEC", which a caller
+/// may replace with its own, see replaceSubject; other kinds' is SPEC):
+/// - nothing matched: "SPEC: no such KIND file (looked for ...)" (kIo; assets and proxies: "no
+///   such file or folder", the places ending with "; no assets folder" when `assets_dir` is empty),
+///   or for a bare rig or weights name "SOURCE: no KIND named "NAME"" with the closest names, for a
+///   bare asset or proxy name "asset NAME: no asset of that name in ASSETS_DIR" with the closest;
+/// - two different files matched: "SPEC: names more than one KIND file: A and B" (kUsage);
+/// - an asset folder holding none of the kind's files (kIo) or several (kUsage, naming two).
+/// A file reached two ways (the data folder is the current folder) is one file.
+[[nodiscard]] Expected<DataFile> resolveDataFile(const DataSource& data, DataFileKind kind, std::string_view spec,
+                                                 std::string_view assets_dir = {});
 /// The bytes of a resolved file.
 [[nodiscard]] Expected<FileText> viewDataFile(const DataSource& data, const DataFile& file);
 /// The names of the files directly in a resolved folder that end with `suffix`, sorted.

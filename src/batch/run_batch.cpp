@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "batch/journal.hpp"
 #include "core/checksum.hpp"
@@ -35,25 +36,27 @@ Status makeOutDir(const std::string& dir, std::mutex& mutex) {
   return {};
 }
 
-// Asset paths and names found once per run (findAsset walks the assets folder for a name).
+// Asset and proxy files found once per run (a bare name walks the assets folder).
 class AssetFinder {
  public:
-  explicit AssetFinder(std::string assets_dir) : assets_dir_(std::move(assets_dir)) {}
-  Expected<std::string> find(const std::string& spec) {
+  AssetFinder(const DataSource& data, std::string assets_dir) : data_(data), assets_dir_(std::move(assets_dir)) {}
+  Expected<std::string> find(DataFileKind kind, const std::string& spec) {
+    const std::pair<DataFileKind, std::string> key{kind, spec};
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = found_.find(spec); it != found_.end()) return it->second;
+      if (auto it = found_.find(key); it != found_.end()) return it->second;
     }
-    auto path = findAsset(spec, assets_dir_);
-    if (!path) return path;
+    auto file = resolveDataFile(data_, kind, spec, assets_dir_);
+    if (!file) return file.error();
     std::lock_guard<std::mutex> lock(mutex_);
-    return found_.emplace(spec, std::move(*path)).first->second;
+    return found_.emplace(key, std::move(file->path)).first->second;
   }
 
  private:
+  const DataSource& data_;
   std::string assets_dir_;
   std::mutex mutex_;
-  std::map<std::string, std::string> found_;
+  std::map<std::pair<DataFileKind, std::string>, std::string> found_;
 };
 
 struct SharedInputs {
@@ -64,9 +67,9 @@ struct SharedInputs {
 };
 
 // One asset of a line, found and loaded (shared); errors under the manifest key `where`.
-Expected<std::shared_ptr<const WornAsset>> wornAsset(SharedInputs& shared, const std::string& spec, const std::string& rig_type,
-                                                     const std::string& where) {
-  auto path = shared.finder.find(spec);
+Expected<std::shared_ptr<const WornAsset>> wornAsset(SharedInputs& shared, DataFileKind kind, const std::string& spec,
+                                                     const std::string& rig_type, const std::string& where) {
+  auto path = shared.finder.find(kind, spec);
   auto worn = path ? shared.assets.get(*path, rig_type) : Expected<std::shared_ptr<const WornAsset>>(path.error());
   if (!worn) return makeError(worn.error().code, where + ": " + worn.error().message);
   return worn;
@@ -78,12 +81,12 @@ Status wearEntryAssets(const DataSource& data, SharedInputs& shared, const Batch
   auto rig = locateRig(data, options.rig);
   if (!rig) return rig.error();
   for (std::size_t i = 0; i < entry.assets.size(); ++i) {
-    auto worn = wornAsset(shared, entry.assets[i], rig->name, jsonPathIndex("assets", i));
+    auto worn = wornAsset(shared, DataFileKind::kAsset, entry.assets[i], rig->name, jsonPathIndex("assets", i));
     if (!worn) return worn.error();
     options.assets.push_back(std::move(*worn));
   }
   if (!entry.proxy.empty()) {
-    auto worn = wornAsset(shared, entry.proxy, rig->name, "proxy");
+    auto worn = wornAsset(shared, DataFileKind::kProxy, entry.proxy, rig->name, "proxy");
     if (!worn) return worn.error();
     options.proxy = std::move(*worn);
   }
@@ -238,7 +241,7 @@ BatchResult runBatch(const DataSource& data, std::string_view manifest_label, st
   result.jobs = jobs;
   TargetCache cache(data);
   WeightsCache weights;
-  AssetFinder finder(options.assets_dir);
+  AssetFinder finder(data, options.assets_dir);
   WornAssetCache assets;
   SharedInputs shared{cache, weights, finder, assets};
   // base.obj and the vertex groups: read once, when the first character needs them.

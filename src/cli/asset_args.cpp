@@ -1,6 +1,7 @@
-// --asset / --assets / --proxy: the flags, the assets folder they name (findAsset looks there), and
-// loading each asset once.
+// --asset / --assets / --proxy: the flags, the assets folder they name (resolveDataFile looks
+// there for assets and proxies), and loading each asset once.
 #include <cstdlib>
+#include <string_view>
 
 #include "cli/common.hpp"
 
@@ -8,8 +9,11 @@ namespace rigfit::cli {
 
 void AssetArgs::add(CLI::App& app) {
   app.add_option("--asset", assets,
-                 "asset to wear: a .mhclo file, a folder holding one, or a name searched in the assets folder (repeatable)");
-  app.add_option("--proxy", proxy, "body proxy (.proxy file, folder or name) to use instead of the body mesh");
+                 "asset to wear: a .mhclo file (extension optional), a folder holding one, the same in the assets folder, or a name "
+                 "searched in the assets folder (repeatable)");
+  app.add_option("--proxy", proxy,
+                 "body proxy to use instead of the body mesh: a .proxy file (extension optional), a folder holding one, the same in "
+                 "the assets folder or its proxymeshes/, or a name searched in the assets folder");
   app.add_option("--assets", assets_dir, "folder the asset names and relative asset paths are looked up in (default: $RIGFIT_ASSETS)");
 }
 
@@ -21,26 +25,26 @@ std::string assetsFolder(const std::string& flag) {
 
 std::string AssetArgs::folder() const { return assetsFolder(assets_dir); }
 
-Expected<std::string> AssetArgs::resolve(const std::string& arg, const std::string& flag) const {
-  const std::string root = folder();
-  auto path = findAsset(arg, root);
-  if (path) return path;
-  Error e = replaceSubject(path.error(), flag);
-  if (root.empty() && e.message.ends_with(": no such file or folder"))
-    e.message += " (give --assets DIR or set RIGFIT_ASSETS to find assets by name)";
+Expected<std::string> AssetArgs::resolve(const DataSource& data, DataFileKind kind, const std::string& arg) const {
+  auto file = resolveDataFile(data, kind, arg, folder());
+  if (file) return std::move(file->path);
+  Error e = replaceSubject(file.error(), kind == DataFileKind::kProxy ? "--proxy" : "--asset");
+  // Nothing found and no assets folder to look in: say how to give one.
+  constexpr std::string_view kNoFolder = "; no assets folder)";
+  if (e.message.ends_with(kNoFolder)) e.message.insert(e.message.size() - 1, ": give --assets DIR or set RIGFIT_ASSETS to find assets by name");
   return e;
 }
 
-Status AssetArgs::load(const std::string& rig_type, CharacterOptions& o) const {
+Status AssetArgs::load(const DataSource& data, const std::string& rig_type, CharacterOptions& o) const {
   for (const std::string& arg : assets) {
-    auto path = resolve(arg, "--asset");
+    auto path = resolve(data, DataFileKind::kAsset, arg);
     if (!path) return path.error();
     auto worn = loadWornAsset(*path, rig_type);
     if (!worn) return worn.error();
     o.assets.push_back(std::make_shared<const WornAsset>(std::move(*worn)));
   }
   if (!proxy.empty()) {
-    auto path = resolve(proxy, "--proxy");
+    auto path = resolve(data, DataFileKind::kProxy, proxy);
     if (!path) return path.error();
     auto worn = loadWornAsset(*path, rig_type);
     if (!worn) return worn.error();

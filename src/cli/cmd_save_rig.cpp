@@ -31,36 +31,32 @@ struct Source {
 
 Expected<Source> readSource(const SaveRigArgs& a, const DataSource& data, const AuthorBody& body) {
   Source s;
-  std::error_code ec;
-  const bool is_file = std::filesystem::is_regular_file(a.from, ec);
-  if (!is_file && (endsWith(a.from, ".glb") || endsWith(a.from, ".gltf"))) return makeError(ErrorCode::kIo, a.from + ": no such file");
-  if (is_file && (endsWith(a.from, ".glb") || endsWith(a.from, ".gltf"))) {
+  if (endsWith(a.from, ".glb") || endsWith(a.from, ".gltf")) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(a.from, ec)) return makeError(ErrorCode::kIo, a.from + ": no such file");
     auto sk = readGltfSkeleton(a.from);  // with the buffer files beside it
     if (!sk) return sk.error();
     s.skeleton = std::move(*sk);
     return s;
   }
-  if (is_file) {
-    auto json = readJsonFile(a.from);
-    if (!json) return json.error();
-    const Json* format = json->isObject() ? json->find("format") : nullptr;
-    if (format && format->isString() && format->asString().rfind("rigfit-skeleton", 0) == 0) {
-      auto sk = parseSkeletonJson(*json, a.from);
-      if (!sk) return sk.error();
-      s.skeleton = std::move(*sk);
-      return s;
-    }
-    auto rig = rigFromJson(std::move(*json), a.from);
-    if (!rig) return rig.error();
-    s.rig = std::move(*rig);
-  } else {
-    // A rig as users name rigs: a name or a path in the data folder (or missing, reported by locateRig).
-    auto where = locateRig(data, a.from);
-    if (!where) return where.error();
-    auto rig = loadRig(data, *where);
-    if (!rig) return rig.error();
-    s.rig = std::move(*rig);
+  // A skeleton JSON or a rig, as users name rigs: any path form, or a rig of the data.
+  auto where = locateRig(data, a.from);
+  if (!where) return where.error();
+  const DataFile file{where->in_source, where->path, where->label};
+  auto text = viewDataFile(data, file);
+  if (!text) return text.error();
+  auto json = parseJson(text->text(), file.label);
+  if (!json) return json.error();
+  const Json* format = json->isObject() ? json->find("format") : nullptr;
+  if (format && format->isString() && format->asString().rfind("rigfit-skeleton", 0) == 0) {
+    auto sk = parseSkeletonJson(*json, file.label);
+    if (!sk) return sk.error();
+    s.skeleton = std::move(*sk);
+    return s;
   }
+  auto rig = rigFromJson(std::move(*json), file.label);
+  if (!rig) return rig.error();
+  s.rig = std::move(*rig);
   // A rig source: its positions are the rig fitted to the body.
   FitOptions fo;
   fo.allow_fallback = true;
@@ -120,7 +116,11 @@ int runSaveRig(const SaveRigArgs& a) {
   const PositionInfo* info = &body->info;
   PositionInfo clothes_info;
   if (!a.clothes.empty()) {
-    auto clothes = readObj(a.clothes, ObjReadOptions{body->mesh.scale_factor});
+    auto file = resolveDataFile(data, DataFileKind::kMesh, a.clothes);  // any path form of an OBJ
+    if (!file) return reportError(file.error());
+    auto text = viewDataFile(data, *file);
+    if (!text) return reportError(text.error());
+    auto clothes = parseObj(text->text(), file->label, ObjReadOptions{body->mesh.scale_factor});
     if (!clothes) return reportError(clothes.error());
     auto ci = makePositionInfo(clothes->positions, VertexGroups{}, static_cast<double>(body->mesh.scale_factor));
     if (!ci) return reportError(ci.error());

@@ -35,7 +35,7 @@ int runShape(const ShapeArgs& a) {
   // Worn assets: fitted to the shaped body (the asset stage of a character, without a rig: no
   // custom weights are read), one object per mesh, the body (or its proxy) first.
   CharacterOptions worn;
-  if (Status st = a.assets.load("", worn); !st) return reportError(st.error());
+  if (Status st = a.assets.load(src, "", worn); !st) return reportError(st.error());
   auto dressed = dressBody(*mesh, worn.assets, worn.proxy);
   if (!dressed) return reportError(dressed.error());
   for (const auto& w : dressed->warnings) warn(w);

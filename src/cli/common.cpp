@@ -91,7 +91,7 @@ Expected<Character> CharacterArgs::load(bool with_weights, int threads) const {
     // Custom weights sidecars are chosen by the rig's MPFB type: its name.
     auto where = locateRig(data.source(), data.rig.empty() ? "demo" : data.rig);
     if (!where) return where.error();
-    RIGFIT_TRY(assets.load(where->name, o));
+    RIGFIT_TRY(assets.load(data.source(), where->name, o));
   }
   auto c = loadCharacter(data.source(), o);
   if (c)

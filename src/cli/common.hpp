@@ -48,11 +48,11 @@ struct AssetArgs {
   void add(CLI::App& app);
   /// --assets, else $RIGFIT_ASSETS, else empty.
   std::string folder() const;
-  /// A file as given, the one .mhclo/.proxy in a folder, the same relative to the assets folder,
-  /// else the asset of that name (file stem) anywhere under the assets folder. Errors name `flag`.
-  [[nodiscard]] Expected<std::string> resolve(const std::string& arg, const std::string& flag) const;
+  /// The asset (kAsset) or proxy (kProxy) file `arg` names, in any path form (resolveDataFile,
+  /// with folder()). Errors name the flag.
+  [[nodiscard]] Expected<std::string> resolve(const DataSource& data, DataFileKind kind, const std::string& arg) const;
   /// Loads every asset (and the proxy) into `o` for a rig of MPFB type `rig_type`.
-  [[nodiscard]] Status load(const std::string& rig_type, CharacterOptions& o) const;
+  [[nodiscard]] Status load(const DataSource& data, const std::string& rig_type, CharacterOptions& o) const;
 };
 
 struct CharacterArgs {
