@@ -222,10 +222,14 @@ TEST_F(AtomicWrite, TheTemporaryFileIsHiddenAndRecognisable) {
 }
 
 // loadFile: every byte (binary, any length), followed by kPadding zero bytes; errors name the file.
+// Files from 256 KiB are mapped: their sizes include one a page long exactly, and one whose last
+// page has fewer than kPadding bytes to spare (the padding then lies in the next page).
 TEST_F(AtomicWrite, LoadFileReadsEveryByteAndPadsWithZeros) {
   std::string bytes;
-  for (int i = 0; i < 70000; ++i) bytes.push_back(static_cast<char>((i * 7919) % 256));
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096}, bytes.size()}) {
+  for (unsigned i = 0; i < 300000; ++i) bytes.push_back(static_cast<char>((i * 7919u) % 256));
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096}, std::size_t{70000}, 64 * page,
+                        64 * page + 1, 65 * page - 10, bytes.size()}) {
     const std::string path = (dir_ / ("f" + std::to_string(n))).string();
     ASSERT_TRUE(writeFileAtomic(path, std::string_view(bytes).substr(0, n)).ok());
     auto f = loadFile(path);

@@ -5,9 +5,11 @@
 #include <cstring>
 #include <filesystem>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,16 +68,52 @@ FileText FileText::borrowed(std::string_view bytes) {
   return f;
 }
 
-FileText::FileText(FileText&& other) noexcept : owned_(std::move(other.owned_)), view_(other.view_) { other.view_ = {}; }
+void FileText::release() noexcept {
+  if (storage_ && mapped_) ::munmap(storage_, mapped_);
+  else delete[] storage_;
+  storage_ = nullptr;
+  mapped_ = 0;
+  view_ = {};
+}
+
+FileText::~FileText() { release(); }
+
+FileText::FileText(FileText&& other) noexcept : storage_(other.storage_), mapped_(other.mapped_), view_(other.view_) {
+  other.storage_ = nullptr;
+  other.mapped_ = 0;
+  other.view_ = {};
+}
 
 FileText& FileText::operator=(FileText&& other) noexcept {
   if (this != &other) {
-    owned_ = std::move(other.owned_);
-    view_ = other.view_;
-    other.view_ = {};
+    release();
+    std::swap(storage_, other.storage_);
+    std::swap(mapped_, other.mapped_);
+    std::swap(view_, other.view_);
   }
   return *this;
 }
+
+namespace {
+
+constexpr std::size_t kMapBytes = std::size_t{256} << 10;
+
+// Maps `size` bytes of `fd` followed by at least FileText::kPadding zero bytes: an anonymous
+// read-only reservation (zero pages) with the file mapped over its start. Bytes past the end of
+// the file in its last page read as zero too. nullptr when the system will not map it.
+char* mapPadded(int fd, std::size_t size, std::size_t& mapped) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  mapped = (size + FileText::kPadding + page - 1) / page * page;
+  void* base = ::mmap(nullptr, mapped, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) return nullptr;
+  if (::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0) == MAP_FAILED) {
+    ::munmap(base, mapped);
+    return nullptr;
+  }
+  return static_cast<char*>(base);
+}
+
+}  // namespace
 
 Expected<FileText> loadFile(const std::string& path) {
   std::size_t size = 0;
@@ -83,19 +121,23 @@ Expected<FileText> loadFile(const std::string& path) {
   if (!opened) return opened.error();
   const int fd = *opened;
   FileText out;
-  if (size > 0) {
+  if (size >= kMapBytes) {
+    out.storage_ = mapPadded(fd, size, out.mapped_);
+    if (out.storage_) out.view_ = std::string_view(out.storage_, size);
+  }
+  if (size > 0 && !out.storage_) {
     // Default-initialised (not zeroed), with zeroed padding for parsers that read ahead (simdjson).
-    out.owned_.reset(new (std::nothrow) char[size + FileText::kPadding]);
-    if (!out.owned_) {
+    out.storage_ = new (std::nothrow) char[size + FileText::kPadding];
+    if (!out.storage_) {
       ::close(fd);
       return makeError(ErrorCode::kIo, path + ": cannot hold its " + std::to_string(size) + " bytes in memory");
     }
-    std::memset(out.owned_.get() + size, 0, FileText::kPadding);
-    if (Status read = readAll(fd, out.owned_.get(), size, path); !read) {
+    std::memset(out.storage_ + size, 0, FileText::kPadding);
+    if (Status read = readAll(fd, out.storage_, size, path); !read) {
       ::close(fd);
       return read.error();
     }
-    out.view_ = std::string_view(out.owned_.get(), size);
+    out.view_ = std::string_view(out.storage_, size);
   }
   ::close(fd);
   return out;

@@ -554,9 +554,9 @@ Expected<Mesh> parseObj(std::string_view text, std::string_view label, const Obj
 }
 
 Expected<Mesh> readObj(const std::string& path, const ObjReadOptions& options) {
-  auto bytes = readFile(path);
-  if (!bytes) return bytes.error();
-  return parseObj(*bytes, path, options);
+  auto file = loadFile(path);
+  if (!file) return file.error();
+  return parseObj(file->text(), path, options);
 }
 
 }  // namespace rigfit

@@ -1,6 +1,7 @@
 #include "rigfit/character.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -222,23 +223,26 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   // groups and the body. The groups' extent (the base mesh's vertex count) lets that thread check
   // and bind the weights early too: the names and parents of the skeleton are known before the
   // fit (skeletonTopology), and the early skin is used when the fit keeps every bone, as it does
-  // unless a bone has zero length. The thread is joined before this call returns.
+  // unless a bone has zero length. The work goes to whichever thread claims it first: a second
+  // thread that has not started by the time this one has fitted the rig (its core busy) leaves
+  // it to this one, which does not wait for it. The thread is joined before this call returns.
   std::promise<std::size_t> extent_promise;  // (outlives the thread that uses it)
   std::shared_future<std::size_t> extent_known = extent_promise.get_future().share();
   std::optional<EarlyWeights> early;
+  std::atomic<bool> early_claimed{false};
+  const auto earlyWeights = [&choice, &c, &early, &early_claimed, extent_known] {
+    if (early_claimed.exchange(true)) return;
+    EarlyWeights& e = early.emplace(EarlyWeights{choice.parse(0)});
+    const std::size_t n = extent_known.get();
+    auto topology = skeletonTopology(c.rig);
+    if (!e.file || n == 0 || !topology || !allInRange(*e.file, n)) return;
+    e.skin = bindWeights(*e.file, *topology, c.rig, n, &e.binding);
+    e.bound_count = n;
+    e.topology = std::move(*topology);
+  };
   std::jthread weights_thread;
   const bool early_weights = choice.parse && !options.weights_cache && options.threads > 1;
-  if (early_weights) {
-    weights_thread = std::jthread([&choice, &c, &early, extent_known] {
-      EarlyWeights& e = early.emplace(EarlyWeights{choice.parse(0)});
-      const std::size_t n = extent_known.get();
-      auto topology = skeletonTopology(c.rig);
-      if (!e.file || n == 0 || !topology || !allInRange(*e.file, n)) return;
-      e.skin = bindWeights(*e.file, *topology, c.rig, n, &e.binding);
-      e.bound_count = n;
-      e.topology = std::move(*topology);
-    });
-  }
+  if (early_weights) weights_thread = std::jthread(earlyWeights);
   // Until the extent is known, the weights thread waits for it: it is set on every path out.
   struct SetExtent {
     std::promise<std::size_t>& promise;
@@ -274,6 +278,7 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     if (!cached) return cached.error();
     file = std::move(*cached);
   } else if (early_weights) {
+    earlyWeights();  // unless the second thread has claimed them
     weights_thread.join();
     auto taken = takeEarlyWeights(*early, choice, c);
     if (!taken) return taken.error();
