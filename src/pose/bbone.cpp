@@ -11,6 +11,7 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include "pose/pose_internal.hpp"
 #include "rigfit/bbone.hpp"
 #include "rigfit/bone_frame.hpp"
 #include "rigfit/pose.hpp"
@@ -92,23 +93,8 @@ int segmentsOf(const Skeleton& s, int bone) {
   return bone >= 0 && static_cast<std::size_t>(bone) < s.bbones.size() ? s.bbones[static_cast<std::size_t>(bone)].segments : 1;
 }
 
-// pchan->child: the last connected child in Blender's child order.
-int connectedChild(const Skeleton& s, std::size_t bone) {
-  int child = -1;
-  for (std::size_t c = bone + 1; c < s.size(); ++c)
-    if (s.parents[c] == static_cast<int>(bone) && c < s.connected.size() && s.connected[c]) child = static_cast<int>(c);
-  return child;
-}
-
-// BKE_pchan_bbone_handles_get.
 void handleBones(const Skeleton& s, std::size_t bone, int& prev, int& next) {
-  const BBone& b = settingsOf(s, bone);
-  if (b.handle_type_start == BBoneHandleType::kAuto) {
-    prev = bone < s.connected.size() && s.connected[bone] ? s.parents[bone] : -1;
-  } else {
-    prev = b.custom_handle_start;
-  }
-  next = b.handle_type_end == BBoneHandleType::kAuto ? connectedChild(s, bone) : b.custom_handle_end;
+  detail::bboneHandleBones(s.size(), s.parents.data(), s.connected, s.bbones, bone, prev, next);
 }
 
 struct BoneState {
@@ -405,6 +391,34 @@ void splineJoints(SplineParams p, std::span<Eigen::Matrix4d> out) {
 }
 
 }  // namespace
+
+namespace detail {
+
+void bboneHandleBones(std::size_t n, const int* parents, std::span<const std::uint8_t> connected, std::span<const BBone> bbones,
+                      std::size_t bone, int& prev, int& next) {
+  static const BBone kPlain{};
+  const BBone& b = bone < bbones.size() ? bbones[bone] : kPlain;
+  const auto isConnected = [&](std::size_t i) { return i < connected.size() && connected[i]; };
+  if (b.handle_type_start == BBoneHandleType::kAuto) prev = isConnected(bone) ? parents[bone] : -1;
+  else prev = b.custom_handle_start;
+  if (b.handle_type_end == BBoneHandleType::kAuto) {
+    // pchan->child: the last connected child in Blender's child order (index order among siblings).
+    next = -1;
+    for (std::size_t c = 0; c < n; ++c)
+      if (parents[c] == static_cast<int>(bone) && isConnected(c)) next = static_cast<int>(c);
+  } else {
+    next = b.custom_handle_end;
+  }
+}
+
+void bboneSegmentAt(int segments, double head_tail, int& index, double& blend) {
+  head_tail = std::clamp(head_tail, 0.0, 1.0);
+  const double pre = head_tail * segments;
+  index = std::clamp(static_cast<int>(std::floor(pre)), 0, segments - 1);
+  blend = std::clamp(pre - index, 0.0, 1.0);
+}
+
+}  // namespace detail
 
 bool hasBendyBones(const Skeleton& skeleton) {
   return std::any_of(skeleton.bbones.begin(), skeleton.bbones.end(), [](const BBone& b) { return b.segments > 1; });
