@@ -45,15 +45,11 @@ Eigen::Matrix3d vecRollToMat3(Eigen::Vector3d v, double roll) {
 }
 
 // mat3_vec_to_roll: the twist about Y of `mat` relative to the zero-roll frame of `vec`
-// (quat_split_swing_and_twist of the relative rotation, its columns normalised first).
+// (quat_split_swing_and_twist of the relative rotation's mat3_to_quat, which a handle's sheared
+// matrix makes differ from the nearest rotation's).
 double mat3VecToRoll(const Eigen::Matrix3d& mat, const Eigen::Vector3d& vec) {
   const Eigen::Matrix3d vecmat = vecRollToMat3(vec, 0.0);
-  Eigen::Matrix3d rollmat = vecmat.inverse() * mat;
-  for (int c = 0; c < 3; ++c) {
-    const double n = rollmat.col(c).norm();
-    if (n != 0.0) rollmat.col(c) /= n;
-  }
-  Eigen::Quaterniond q(rollmat);
+  Eigen::Quaterniond q = detail::matrixToQuat(vecmat.inverse() * mat);
   if (q.w() < 0) q.coeffs() = -q.coeffs();
   return 2.0 * std::atan2(q.y(), q.w());
 }

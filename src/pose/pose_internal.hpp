@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 
 #include "rigfit/pose.hpp"
 #include "rigfit/skeleton.hpp"
@@ -34,6 +35,9 @@ inline double normalizeInto(Eigen::Vector3d& out, const Eigen::Vector3d& v) {
   out.setZero();
   return 0.0;
 }
+/// Blender 3.4's mat3_to_quat: columns normalised, a negative matrix negated, Mike Day's branches
+/// (which decide what a sheared matrix gives), w >= 0, normalised.
+Eigen::Quaterniond matrixToQuat(const Eigen::Matrix3d& m);
 void scaleAxes(Eigen::Matrix4d& m, const Eigen::Vector3d& s);
 Eigen::Vector3d normalizeAxes(Eigen::Matrix4d& m);
 void orthogonalizeStableY(Eigen::Matrix4d& m, bool normalize);
