@@ -13,10 +13,10 @@
 //                    matrix; COPY_TRANSFORMS (its default_get_tarmat_full_bbone) takes the whole
 //                    joint transform there, interpolated as interp_m4_m4m4 does, even at head 0.
 //                    Blender 3.4 reads the flag for every type whose target goes through this
-//                    function, but exposes head_tail / use_bbone_shape only on COPY_LOCATION,
-//                    COPY_TRANSFORMS, DAMPED_TRACK and STRETCH_TO of the types evaluated here
-//                    (and LIMIT_DISTANCE, LOCKED_TRACK, TRACK_TO, PIVOT, which are not); rigfit
-//                    reads both keys for every type, as it always has, and evaluates them alike.
+//                    function, but offers head_tail / use_bbone_shape only on COPY_LOCATION,
+//                    COPY_TRANSFORMS, DAMPED_TRACK and STRETCH_TO among the types evaluated here
+//                    (also LIMIT_DISTANCE, LOCKED_TRACK, TRACK_TO, PIVOT, not evaluated); a rig
+//                    file's keys are honoured on any type, as head_tail always was.
 //                    The curve needs the final poses of the target's handle bones: constraintOrder
 //                    puts them first (Blender's BONE_SEGMENTS relations).
 //   connected bones  keep their head after the stack (BKE_pose_where_is_bone)
