@@ -9,6 +9,7 @@
 #include <Eigen/Geometry>
 #include <gtest/gtest.h>
 
+#include "rigfit/bbone.hpp"
 #include "rigfit/constraint.hpp"
 #include "rigfit/data.hpp"
 #include "rigfit/fit.hpp"
@@ -294,6 +295,120 @@ TEST(ConstraintEval, TargetsAfterTheirOwnerAreEvaluatedFirstAndCyclesAreErrors) 
   EXPECT_EQ(bad.error().message, "cyc.json: constraint targets and parents form a cycle: \"a\" -> \"c\" -> \"b\" -> \"a\"");
 }
 
+// A bendy target "tgt" (4 segments, roll in 0.3 and roll out -0.5, no handles: its rest curve is
+// the straight bone, joints evenly spaced) and the owner "own" with `constraints`.
+Json bendyTarget(const std::string& constraints_json) {
+  Json doc = twoBones(constraints_json);
+  Json bones = *doc.find("bones");
+  Json tgt = *bones.find("tgt");
+  tgt.set("bendy_bone", parse(R"({"segments": 4, "rollin": 0.3, "rollout": -0.5})"));
+  bones.set("tgt", std::move(tgt));
+  doc.set("bones", std::move(bones));
+  return doc;
+}
+
+Eigen::Matrix4d rollAboutY(double roll, double y) {
+  Eigen::Matrix4d r = Eigen::Matrix4d::Identity();
+  r.topLeftCorner<3, 3>() = Eigen::AngleAxisd(roll, Eigen::Vector3d::UnitY()).toRotationMatrix();
+  r(1, 3) = y;
+  return r;
+}
+
+TEST(ConstraintEval, BBoneShapeCopyTransformsTakesTheCurveJointsFrame) {
+  // COPY_TRANSFORMS follows the joint's whole transform, even at the head: the bone's frame
+  // rolled by roll in at head_tail 0, by roll out at the tail, their mean at the middle joint.
+  for (const double head_tail : {0.0, 0.5, 1.0}) {
+    auto s = fitDefault(bendyTarget(R"([{"type": "COPY_TRANSFORMS", "target": true, "subtarget": "tgt", "use_bbone_shape": true,
+                                        "head_tail": )" + std::to_string(head_tail) + "}]"));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    const auto tgt = static_cast<std::size_t>(s->find("tgt")), own = static_cast<std::size_t>(s->find("own"));
+    Pose pose = Pose::rest(*s);
+    pose.bones[tgt].rotation_mode = RotationMode::kXYZ;
+    pose.bones[tgt].euler = {0.4, -0.2, 0.3};
+    pose.bones[tgt].location = {0.01, 0.02, -0.03};
+    std::vector<Eigen::Matrix4d> m(s->size());
+    poseMatrices(*s, pose, m);
+    const double roll = 0.3 + (-0.5 - 0.3) * head_tail;
+    const Eigen::Matrix4d expected = m[tgt] * rollAboutY(roll, head_tail * s->lengths[tgt]);
+    EXPECT_TRUE(m[own].isApprox(expected, 1e-9)) << "head_tail " << head_tail << "\n" << m[own] << "\n\n" << expected;
+  }
+  // Without use_bbone_shape the target is the straight bone's head.
+  auto plain = fitDefault(bendyTarget(R"([{"type": "COPY_TRANSFORMS", "target": true, "subtarget": "tgt"}])"));
+  ASSERT_TRUE(plain.ok());
+  std::vector<Eigen::Matrix4d> m(plain->size());
+  poseMatrices(*plain, Pose::rest(*plain), m);
+  EXPECT_TRUE(m[static_cast<std::size_t>(plain->find("own"))].isApprox(plain->rest[static_cast<std::size_t>(plain->find("tgt"))], 1e-12));
+}
+
+TEST(ConstraintEval, BBoneShapeCopyLocationTakesThePointOnTheCurve) {
+  // 4 segments: head_tail 0.375 is halfway between joints 1 and 2 of the posed (curved) B-Bone.
+  auto s = fitDefault(bendyTarget(R"([{"type": "COPY_LOCATION", "target": true, "subtarget": "tgt", "use_bbone_shape": true,
+                                      "head_tail": 0.375}])"));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto tgt = static_cast<std::size_t>(s->find("tgt")), own = static_cast<std::size_t>(s->find("own"));
+  Pose pose = Pose::rest(*s);
+  pose.bones[tgt].rotation_mode = RotationMode::kXYZ;
+  pose.bones[tgt].euler = {0.2, 0.1, -0.3};
+  pose.bones[tgt].bbone.curveinx = 0.08;
+  pose.bones[tgt].bbone.curveoutz = -0.05;
+  std::vector<Eigen::Matrix4d> m(s->size());
+  poseMatrices(*s, pose, m);
+  std::vector<Eigen::Matrix4d> joints(5);
+  bboneJointMatrices(*s, pose, m, tgt, false, joints);
+  const Eigen::Vector4d point = 0.5 * (joints[1].col(3) + joints[2].col(3));
+  const Eigen::Vector3d expected = (m[tgt] * point).head<3>();
+  EXPECT_LT((m[own].topRightCorner<3, 1>() - expected).norm(), 1e-12);
+  // The curve bends away from the straight bone there.
+  const Eigen::Vector3d straight = m[tgt].topRightCorner<3, 1>() + m[tgt].col(1).head<3>() * (0.375 * s->lengths[tgt]);
+  EXPECT_GT((expected - straight).norm(), 0.005);
+  EXPECT_TRUE((m[own].topLeftCorner<3, 3>().isApprox(s->rest[own].topLeftCorner<3, 3>(), 1e-12)));
+}
+
+TEST(ConstraintEval, BBoneShapeWaitsForTheCurvesHandlesAndTheOwnerCannotBeOne) {
+  // "own" comes first and follows the curve of "bb", whose end handle is its connected child "kid".
+  Json bones = Json::object();
+  bones.set("own", boneJson({0.5, 0, 0}, {0.5, 0.3, 0}, 0.0, "",
+                            parse(R"([{"type": "COPY_LOCATION", "target": true, "subtarget": "bb", "use_bbone_shape": true,
+                                       "head_tail": 0.5}])")));
+  Json bb = boneJson({0, 0, 0}, {0, 0.3, 0}, 0.0, "");
+  bb.set("bendy_bone", parse(R"({"segments": 6})"));
+  bones.set("bb", std::move(bb));
+  bones.set("kid", boneJson({0, 0.3, 0}, {0.2, 0.5, 0}, 0.0, "bb", Json(), true));
+  auto s = fitDefault(rigJson(bones));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto own = static_cast<std::size_t>(s->find("own")), bbi = static_cast<std::size_t>(s->find("bb")),
+             kid = static_cast<std::size_t>(s->find("kid"));
+  ASSERT_EQ(s->eval_order.size(), 3u);
+  EXPECT_EQ(s->eval_order.back(), own);
+  // Turning the handle bends the curve, and the owner follows the bent curve.
+  Pose pose = Pose::rest(*s);
+  pose.bones[kid].rotation_mode = RotationMode::kXYZ;
+  pose.bones[kid].euler = {0.0, 0.0, 1.2};
+  std::vector<Eigen::Matrix4d> m(s->size());
+  poseMatrices(*s, pose, m);
+  std::vector<Eigen::Matrix4d> joints(7);
+  bboneJointMatrices(*s, pose, m, bbi, false, joints);
+  const Eigen::Vector3d expected = (m[bbi] * joints[3].col(3)).head<3>();
+  EXPECT_LT((m[own].topRightCorner<3, 1>() - expected).norm(), 1e-12);
+  EXPECT_GT(std::abs(expected.x()), 0.005);
+
+  // The handle itself following the curve it shapes: an error (Blender: a dependency cycle).
+  Json cyc = Json::object();
+  Json bb2 = boneJson({0, 0, 0}, {0, 0.3, 0}, 0.0, "");
+  bb2.set("bendy_bone", parse(R"({"segments": 6})"));
+  cyc.set("bb", std::move(bb2));
+  const std::string follow = R"([{"name": "Follow", "type": "DAMPED_TRACK", "target": true, "subtarget": "bb", "use_bbone_shape": true,
+                                  "head_tail": 0.5)";
+  cyc.set("kid", boneJson({0, 0.3, 0}, {0.2, 0.5, 0}, 0.0, "bb", parse(follow + "}]"), true));
+  auto bad = fitDefault(rigJson(cyc), "cyc.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "cyc.json: bones.kid: constraint \"Follow\" follows the B-Bone shape of \"bb\", which this bone shapes as its handle");
+  // Muted, it is no dependency at all.
+  cyc.set("kid", boneJson({0, 0.3, 0}, {0.2, 0.5, 0}, 0.0, "bb", parse(follow + R"(, "mute": true}])"), true));
+  EXPECT_TRUE(fitDefault(rigJson(cyc)).ok());
+}
+
 TEST(ConstraintEval, ChildOfIsBoundAtRestAndStretchToMeasuresItsRestLength) {
   auto s = fitDefault(twoBones(R"([{"type": "CHILD_OF", "target": true, "subtarget": "tgt", "set_inverse_pending": false},
                                    {"type": "STRETCH_TO", "target": true, "subtarget": "tgt"}])"));
@@ -355,6 +470,23 @@ std::pair<double, double> compareGolden(const Json& golden, const Skeleton& s, c
       }
       if (const Json* l = ch.find("location")) bp.location = {l->items()[0].asDouble(), l->items()[1].asDouble(), l->items()[2].asDouble()};
       if (const Json* sc = ch.find("scale")) bp.scale = {sc->items()[0].asDouble(), sc->items()[1].asDouble(), sc->items()[2].asDouble()};
+      if (const Json* bb = ch.find("bbone")) {
+        const auto num = [bb](const char* key) { return bb->find(key)->asDouble(); };
+        const auto vec = [bb](const char* key) {
+          const auto& v = bb->find(key)->items();
+          return Eigen::Vector3d(v[0].asDouble(), v[1].asDouble(), v[2].asDouble());
+        };
+        bp.bbone.curveinx = num("curveinx");
+        bp.bbone.curveinz = num("curveinz");
+        bp.bbone.curveoutx = num("curveoutx");
+        bp.bbone.curveoutz = num("curveoutz");
+        bp.bbone.rollin = num("rollin");
+        bp.bbone.rollout = num("rollout");
+        bp.bbone.easein = num("easein");
+        bp.bbone.easeout = num("easeout");
+        bp.bbone.scalein = vec("scalein");
+        bp.bbone.scaleout = vec("scaleout");
+      }
     }
     std::vector<Eigen::Matrix4d> m(s.size());
     poseMatrices(s, pose, m);
@@ -398,6 +530,15 @@ TEST(ConstraintGolden, SyntheticArmaturesMatchBlender) {
   // Blender computes in float32: its own rounding, a few 1e-6 here.
   const auto [all, constrained] = compareGolden(*golden, *s, "synthetic", 1e-5);
   EXPECT_LT(constrained, 1e-5);
+}
+
+TEST(ConstraintGolden, BBoneShapeFollowsBlendersCurves) {
+  auto golden = readJsonFile(test::sourceDir() + "/tests/golden/constraints/bbone_shape.json");
+  ASSERT_TRUE(golden.ok()) << golden.error().message;
+  auto s = fitDefault(*golden->find("rig"), "bbone_shape.json");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto [all, constrained] = compareGolden(*golden, *s, "bbone shape", 5e-5);
+  EXPECT_LT(constrained, 5e-5);
 }
 
 TEST(ConstraintGolden, RigifyHumanMatchesBlender) {

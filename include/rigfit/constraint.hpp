@@ -72,7 +72,9 @@ struct Constraint {
   double influence = 1.0;
   ConstraintSpace owner_space = ConstraintSpace::kWorld;
   ConstraintSpace target_space = ConstraintSpace::kWorld;
-  double head_tail = 0.0;
+  double head_tail = 0.0;  ///< where along the target bone (0 head, 1 tail) its matrix is taken
+  /// A bendy target's point at head_tail on its posed B-Bone curve (COPY_TRANSFORMS: the curve's
+  /// frame there, at any head_tail) instead of the straight bone's; not for ARMATURE.
   bool use_bbone_shape = false;
   /// `space_object: true` with `space_subtarget`: the bone whose pose is the CUSTOM space.
   ConstraintTarget space;
@@ -138,10 +140,11 @@ struct Constraint {
 
 /// Makes a skeleton's constraints ready to evaluate once their targets are resolved to bone indices
 /// (fitting does this; a sub-rig join again after resolving parent references): an evaluation order
-/// with every bone after its parent and its targets (Skeleton::eval_order), then, on the rest pose,
-/// CHILD_OF inverses (always bound at rest, as MPFB asks Blender to) and STRETCH_TO rest lengths
-/// that are 0. Errors: a cycle of targets and parents, naming the bones; a constraint targeting its
-/// own bone. `label` (the rig file) starts the messages.
+/// with every bone after its parent and its targets, and after the handle bones of the B-Bone curves
+/// it follows (Skeleton::eval_order), then, on the rest pose, CHILD_OF inverses (always bound at
+/// rest, as MPFB asks Blender to) and STRETCH_TO rest lengths that are 0. Errors: a cycle of
+/// targets, handles and parents, naming the bones; a constraint targeting its own bone or following
+/// a curve its own bone is a handle of. `label` (the rig file) starts the messages.
 [[nodiscard]] Status prepareConstraints(Skeleton& skeleton, std::string_view label);
 
 /// One warning per constraint that posing skips or simplifies: types rigfit does not evaluate,

@@ -68,7 +68,7 @@ class Preparer {
     p.label = rig_.label;
     resolveConstraintTargets(p);
     if (!p.constraints.empty()) {
-      RIGFIT_TRY(detail::constraintOrder(nb, p.parent.data(), p.constraints, p.names, p.label, p.constraint_order));
+      RIGFIT_TRY(detail::constraintOrder(nb, p.parent.data(), p.connect, p.bbones, p.constraints, p.names, p.label, p.constraint_order));
       if (p.constraint_order.empty()) {  // the file's order already has every dependency first
         p.constraint_order.resize(nb);
         std::iota(p.constraint_order.begin(), p.constraint_order.end(), 0u);

@@ -11,6 +11,7 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include "pose/pose_internal.hpp"
 #include "rigfit/bbone.hpp"
 #include "rigfit/bone_frame.hpp"
 #include "rigfit/pose.hpp"
@@ -44,15 +45,11 @@ Eigen::Matrix3d vecRollToMat3(Eigen::Vector3d v, double roll) {
 }
 
 // mat3_vec_to_roll: the twist about Y of `mat` relative to the zero-roll frame of `vec`
-// (quat_split_swing_and_twist of the relative rotation, its columns normalised first).
+// (quat_split_swing_and_twist of the relative rotation's mat3_to_quat, which a handle's sheared
+// matrix makes differ from the nearest rotation's).
 double mat3VecToRoll(const Eigen::Matrix3d& mat, const Eigen::Vector3d& vec) {
   const Eigen::Matrix3d vecmat = vecRollToMat3(vec, 0.0);
-  Eigen::Matrix3d rollmat = vecmat.inverse() * mat;
-  for (int c = 0; c < 3; ++c) {
-    const double n = rollmat.col(c).norm();
-    if (n != 0.0) rollmat.col(c) /= n;
-  }
-  Eigen::Quaterniond q(rollmat);
+  Eigen::Quaterniond q = detail::matrixToQuat(vecmat.inverse() * mat);
   if (q.w() < 0) q.coeffs() = -q.coeffs();
   return 2.0 * std::atan2(q.y(), q.w());
 }
@@ -92,23 +89,8 @@ int segmentsOf(const Skeleton& s, int bone) {
   return bone >= 0 && static_cast<std::size_t>(bone) < s.bbones.size() ? s.bbones[static_cast<std::size_t>(bone)].segments : 1;
 }
 
-// pchan->child: the last connected child in Blender's child order.
-int connectedChild(const Skeleton& s, std::size_t bone) {
-  int child = -1;
-  for (std::size_t c = bone + 1; c < s.size(); ++c)
-    if (s.parents[c] == static_cast<int>(bone) && c < s.connected.size() && s.connected[c]) child = static_cast<int>(c);
-  return child;
-}
-
-// BKE_pchan_bbone_handles_get.
 void handleBones(const Skeleton& s, std::size_t bone, int& prev, int& next) {
-  const BBone& b = settingsOf(s, bone);
-  if (b.handle_type_start == BBoneHandleType::kAuto) {
-    prev = bone < s.connected.size() && s.connected[bone] ? s.parents[bone] : -1;
-  } else {
-    prev = b.custom_handle_start;
-  }
-  next = b.handle_type_end == BBoneHandleType::kAuto ? connectedChild(s, bone) : b.custom_handle_end;
+  detail::bboneHandleBones(s.size(), s.parents.data(), s.connected, s.bbones, bone, prev, next);
 }
 
 struct BoneState {
@@ -405,6 +387,34 @@ void splineJoints(SplineParams p, std::span<Eigen::Matrix4d> out) {
 }
 
 }  // namespace
+
+namespace detail {
+
+void bboneHandleBones(std::size_t n, const int* parents, std::span<const std::uint8_t> connected, std::span<const BBone> bbones,
+                      std::size_t bone, int& prev, int& next) {
+  static const BBone kPlain{};
+  const BBone& b = bone < bbones.size() ? bbones[bone] : kPlain;
+  const auto isConnected = [&](std::size_t i) { return i < connected.size() && connected[i]; };
+  if (b.handle_type_start == BBoneHandleType::kAuto) prev = isConnected(bone) ? parents[bone] : -1;
+  else prev = b.custom_handle_start;
+  if (b.handle_type_end == BBoneHandleType::kAuto) {
+    // pchan->child: the last connected child in Blender's child order (index order among siblings).
+    next = -1;
+    for (std::size_t c = 0; c < n; ++c)
+      if (parents[c] == static_cast<int>(bone) && isConnected(c)) next = static_cast<int>(c);
+  } else {
+    next = b.custom_handle_end;
+  }
+}
+
+void bboneSegmentAt(int segments, double head_tail, int& index, double& blend) {
+  head_tail = std::clamp(head_tail, 0.0, 1.0);
+  const double pre = head_tail * segments;
+  index = std::clamp(static_cast<int>(std::floor(pre)), 0, segments - 1);
+  blend = std::clamp(pre - index, 0.0, 1.0);
+}
+
+}  // namespace detail
 
 bool hasBendyBones(const Skeleton& skeleton) {
   return std::any_of(skeleton.bbones.begin(), skeleton.bbones.end(), [](const BBone& b) { return b.segments > 1; });

@@ -6,12 +6,22 @@
 //                    blends old and new in world space (interp_m4_m4m4: polar decomposition,
 //                    slerp of the rotation, lerp of the stretch and the location)
 //   spaces           BKE_constraint_mat_convertspace for pose channels
-//   target matrices  constraint_target_to_mat4 (head_tail along the posed bone)
+//   target matrices  constraint_target_to_mat4: head_tail along the posed bone or, with
+//                    use_bbone_shape on a bendy target (segments > 1), along its posed B-Bone
+//                    curve: the two joints around head_tail (PoseBone.bbone_segment_matrix, from
+//                    bbone.cpp) give the point, their location interpolated, in the target's pose
+//                    matrix; COPY_TRANSFORMS (its default_get_tarmat_full_bbone) takes the whole
+//                    joint transform there, interpolated as interp_m4_m4m4 does, even at head 0.
+//                    Blender 3.4 reads the flag for every type whose target goes through this
+//                    function, but offers head_tail / use_bbone_shape only on COPY_LOCATION,
+//                    COPY_TRANSFORMS, DAMPED_TRACK and STRETCH_TO among the types evaluated here
+//                    (also LIMIT_DISTANCE, LOCKED_TRACK, TRACK_TO, PIVOT, not evaluated); a rig
+//                    file's keys are honoured on any type, as head_tail always was.
+//                    The curve needs the final poses of the target's handle bones: constraintOrder
+//                    puts them first (Blender's BONE_SEGMENTS relations).
 //   connected bones  keep their head after the stack (BKE_pose_where_is_bone)
-// B-Bone shapes are not part of rigfit's skeleton yet, so targets with segments > 1 are evaluated
-// as straight bones: use_bbone_shape (a point on the curve at head_tail; COPY_TRANSFORMS: the
-// segment's whole transform) and ARMATURE targets (Blender blends the two segments around the
-// owner's rest head) follow the bone itself.
+// ARMATURE targets with segments > 1 follow the bone itself (Blender blends the two B-Bone
+// segments around the owner's rest head).
 #include <algorithm>
 #include <array>
 #include <cfloat>
@@ -26,6 +36,7 @@
 
 #include "pose/euler_matrix.hpp"
 #include "pose/pose_internal.hpp"
+#include "rigfit/bbone.hpp"
 #include "rigfit/constraint.hpp"
 
 namespace rigfit {
@@ -160,58 +171,7 @@ Vec3 matrixToCompatibleEuler(const Mat3& m, const Vec3& old, RotationMode order)
   return (e1 - old).cwiseAbs().sum() > (e2 - old).cwiseAbs().sum() ? e2 : e1;
 }
 
-// Blender 3.4's mat3_normalized_to_quat on a matrix with unit columns (not necessarily
-// orthogonal: the branch decides which entries a sheared matrix's quaternion comes from; Mike
-// Day's method, w >= 0), then normalised (always, in 3.4; checked in Blender).
-Eigen::Quaterniond unitMatrixToQuat(const Mat3& m) {
-  double w, x, y, z;
-  if (m(2, 2) < 0.0) {
-    if (m(0, 0) > m(1, 1)) {
-      double s = 2.0 * std::sqrt(1.0 + m(0, 0) - m(1, 1) - m(2, 2));
-      if (m(2, 1) < m(1, 2)) s = -s;
-      x = 0.25 * s;
-      s = 1.0 / s;
-      w = (m(2, 1) - m(1, 2)) * s;
-      y = (m(1, 0) + m(0, 1)) * s;
-      z = (m(0, 2) + m(2, 0)) * s;
-    } else {
-      double s = 2.0 * std::sqrt(1.0 - m(0, 0) + m(1, 1) - m(2, 2));
-      if (m(0, 2) < m(2, 0)) s = -s;
-      y = 0.25 * s;
-      s = 1.0 / s;
-      w = (m(0, 2) - m(2, 0)) * s;
-      x = (m(1, 0) + m(0, 1)) * s;
-      z = (m(2, 1) + m(1, 2)) * s;
-    }
-  } else if (m(0, 0) < -m(1, 1)) {
-    double s = 2.0 * std::sqrt(1.0 - m(0, 0) - m(1, 1) + m(2, 2));
-    if (m(1, 0) < m(0, 1)) s = -s;
-    z = 0.25 * s;
-    s = 1.0 / s;
-    w = (m(1, 0) - m(0, 1)) * s;
-    x = (m(0, 2) + m(2, 0)) * s;
-    y = (m(2, 1) + m(1, 2)) * s;
-  } else {
-    double s = 2.0 * std::sqrt(1.0 + m(0, 0) + m(1, 1) + m(2, 2));
-    w = 0.25 * s;
-    s = 1.0 / s;
-    x = (m(2, 1) - m(1, 2)) * s;
-    y = (m(0, 2) - m(2, 0)) * s;
-    z = (m(1, 0) - m(0, 1)) * s;
-  }
-  Eigen::Quaterniond q(w, x, y, z);
-  const double len = q.norm();
-  if (!std::isfinite(len) || len == 0.0) return Eigen::Quaterniond(1.0, 0.0, 0.0, 0.0);
-  q.coeffs() /= len;
-  return q;
-}
-
-// mat3_to_quat / mat4_to_quat: columns normalised, a negative determinant flipped first.
-Eigen::Quaterniond matrixToQuat(const Mat3& m) {
-  Mat3 u = unitColumns(m);
-  if (u.determinant() < 0.0) u = -u;
-  return unitMatrixToQuat(u);
-}
+using detail::matrixToQuat;  // Blender's mat3_to_quat
 
 // mat3_to_rot_size: unit axes and their lengths; a negative determinant negates both.
 void rotSize(const Mat3& m, Mat3& rot, Vec3& size) {
@@ -381,6 +341,8 @@ Mat4 dualQuatMatrix(DualQuat dq, double total) {
 
 // ---- Evaluation --------------------------------------------------------------------------------
 
+enum class BBoneShape : std::uint8_t { kNone, kPoint, kTransform };
+
 class Evaluator {
  public:
   Evaluator(const Skeleton& s, const Pose& pose, std::span<Mat4> out, std::vector<std::vector<Constraint>>* capture)
@@ -476,6 +438,7 @@ class Evaluator {
   struct Target {
     int bone = -1;  // -1: none kept
     double head_tail = 0.0;
+    BBoneShape shape = BBoneShape::kNone;
     ConstraintSpace space = ConstraintSpace::kWorld;
     int custom = -1;  // the CUSTOM space's bone when `space` is CUSTOM
     Mat4 m;
@@ -486,23 +449,53 @@ class Evaluator {
   };
   Target& target(const Constraint& c, int bone, std::size_t owner, const Mat4& custom) {
     const int custom_key = c.target_space == ConstraintSpace::kCustom ? c.space.bone : -1;
+    const BBoneShape shape = bboneShape(c, bone);
     Target& t = target_;
-    if (bone >= 0 && t.bone == bone && t.head_tail == c.head_tail && t.space == c.target_space && t.custom == custom_key) return t;
-    t.m = targetMatrix(c, bone, owner, custom);
+    if (bone >= 0 && t.bone == bone && t.head_tail == c.head_tail && t.shape == shape && t.space == c.target_space && t.custom == custom_key)
+      return t;
+    t.m = targetMatrix(c, bone, shape, owner, custom);
     t.bone = bone;
     t.head_tail = c.head_tail;
+    t.shape = shape;
     t.space = c.target_space;
     t.custom = custom_key;
     t.has_channels = false;
     return t;
   }
 
+  // How a target bone's matrix follows its B-Bone curve (constraint_target_to_mat4): not at all
+  // (use_bbone_shape off, a plain bone, or the head of a curve a point-only type reads there), by
+  // the point at head_tail, or by the whole joint transform there (COPY_TRANSFORMS, at any head_tail).
+  BBoneShape bboneShape(const Constraint& c, int target) const {
+    if (!c.use_bbone_shape || target < 0) return BBoneShape::kNone;
+    const auto t = static_cast<std::size_t>(target);
+    if (t >= s_.bbones.size() || s_.bbones[t].segments <= 1) return BBoneShape::kNone;
+    if (c.type == ConstraintType::kCopyTransforms) return BBoneShape::kTransform;
+    return c.head_tail >= 0.000001 ? BBoneShape::kPoint : BBoneShape::kNone;
+  }
+
   // constraint_target_to_mat4 for a bone target, in `space`.
-  Mat4 targetMatrix(const Constraint& c, int target, std::size_t owner, const Mat4& custom) {
+  Mat4 targetMatrix(const Constraint& c, int target, BBoneShape shape, std::size_t owner, const Mat4& custom) {
     if (target < 0) return Mat4::Identity();  // the armature object itself: at the origin
     const auto t = static_cast<std::size_t>(target);
     Mat4 m = out_[t];
-    if (c.head_tail >= 0.000001) {
+    if (shape != BBoneShape::kNone) {
+      // The posed curve's two joints around head_tail (bone space; PoseBone.bbone_segment_matrix),
+      // from the final poses of the target and its handles (evaluated first: constraintOrder).
+      std::array<Mat4, kMaxBBoneSegments + 1> joints;
+      bboneJointMatrices(s_, pose_, out_, t, false, joints);
+      int index = 0;
+      double blend = 0.0;
+      detail::bboneSegmentAt(s_.bbones[t].segments, c.head_tail, index, blend);
+      const Mat4& a = joints[static_cast<std::size_t>(index)];
+      const Mat4& b = joints[static_cast<std::size_t>(index) + 1];
+      if (shape == BBoneShape::kTransform) {
+        m = m * interpolate(a, b, blend);
+      } else {
+        const Vec3 p = a.topRightCorner<3, 1>() + (b.topRightCorner<3, 1>() - a.topRightCorner<3, 1>()) * blend;
+        m.topRightCorner<3, 1>() = (m * p.homogeneous()).head<3>();
+      }
+    } else if (c.head_tail >= 0.000001) {
       const Vec3 head = m.topRightCorner<3, 1>();
       const Vec3 tail = head + m.col(1).head<3>() * s_.lengths[t];
       m.topRightCorner<3, 1>() = head + (tail - head) * c.head_tail;
@@ -936,8 +929,9 @@ void solveConstraints(const Skeleton& skeleton, const Pose& pose, std::size_t i,
   Evaluator(skeleton, pose, out, capture).bone(i);
 }
 
-Status constraintOrder(std::size_t n, const int* parents, const std::vector<std::vector<Constraint>>& constraints,
-                       std::span<const std::string> names, std::string_view label, std::vector<std::uint32_t>& order) {
+Status constraintOrder(std::size_t n, const int* parents, std::span<const std::uint8_t> connected, std::span<const BBone> bbones,
+                       const std::vector<std::vector<Constraint>>& constraints, std::span<const std::string> names,
+                       std::string_view label, std::vector<std::uint32_t>& order) {
   order.clear();
   // Bone i depends on its parent and on its constraints' target and space bones.
   auto forEachTarget = [&constraints](std::size_t i, auto&& f) -> Status {
@@ -947,6 +941,28 @@ Status constraintOrder(std::size_t n, const int* parents, const std::vector<std:
       RIGFIT_TRY(f(c, c.space.bone));
     }
     return {};
+  };
+  // A constraint that follows a bendy target's B-Bone shape also depends on the target's handle
+  // bones, whose final poses shape the curve (Blender: the target's BONE_SEGMENTS step waits for
+  // them). The owner itself among them is a cycle.
+  bool handles = false;
+  auto forEachHandle = [&](std::size_t i, auto&& f) {
+    if (i >= constraints.size() || bbones.empty()) return;
+    for (const Constraint& c : constraints[i]) {
+      if (!c.use_bbone_shape || c.mute || !c.evaluated() || c.type == ConstraintType::kArmature || c.targets.empty()) continue;
+      const ConstraintTarget& t = c.targets[0];
+      const int b = t.parent_reference ? t.main_bone : t.bone;
+      if (b < 0 || static_cast<std::size_t>(b) >= n || static_cast<std::size_t>(b) >= bbones.size() ||
+          bbones[static_cast<std::size_t>(b)].segments <= 1)
+        continue;
+      int prev = -1, next = -1;
+      bboneHandleBones(n, parents, connected, bbones, static_cast<std::size_t>(b), prev, next);
+      for (const int h : {prev, next})
+        if (h >= 0 && static_cast<std::size_t>(h) < n) {
+          handles = true;
+          f(c, static_cast<std::size_t>(b), static_cast<std::size_t>(h));
+        }
+    }
   };
   bool ordered = true;  // every dependency before its bone: index order works
   for (std::size_t i = 0; i < n; ++i) {
@@ -962,6 +978,14 @@ Status constraintOrder(std::size_t n, const int* parents, const std::vector<std:
       ordered = ordered && static_cast<std::size_t>(b) <= i;
       return {};
     }));
+    Status handle_status;
+    forEachHandle(i, [&](const Constraint& c, std::size_t b, std::size_t h) {
+      if (h == i && handle_status.ok())
+        handle_status = makeError(ErrorCode::kSchema, std::string(label) + ": " + jsonPathKey("bones", names[i]) + ": constraint \"" + c.name +
+                                                          "\" follows the B-Bone shape of \"" + names[b] + "\", which this bone shapes as its handle");
+      ordered = ordered && h < i;
+    });
+    RIGFIT_TRY(handle_status);
   }
   if (ordered) return {};
   std::vector<std::uint32_t> dep_start(n + 1), deps;
@@ -972,6 +996,7 @@ Status constraintOrder(std::size_t n, const int* parents, const std::vector<std:
       if (b >= 0 && static_cast<std::size_t>(b) != i) deps.push_back(static_cast<std::uint32_t>(b));
       return {};
     });
+    forEachHandle(i, [&](const Constraint&, std::size_t, std::size_t h) { deps.push_back(static_cast<std::uint32_t>(h)); });
   }
   dep_start[n] = static_cast<std::uint32_t>(deps.size());
   std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
@@ -993,8 +1018,8 @@ Status constraintOrder(std::size_t n, const int* parents, const std::vector<std:
             if (in) cycle += "\"" + names[sb] + "\" -> ";
           }
           order.clear();
-          return makeError(ErrorCode::kSchema,
-                           std::string(label) + ": constraint targets and parents form a cycle: " + cycle + "\"" + names[d] + "\"");
+          return makeError(ErrorCode::kSchema, std::string(label) + (handles ? ": constraint targets, B-Bone handles" : ": constraint targets") +
+                                                   " and parents form a cycle: " + cycle + "\"" + names[d] + "\"");
         }
         if (state[d] == 0) {
           state[d] = 1;
@@ -1030,7 +1055,8 @@ void bindAtRest(Skeleton& skeleton) {
 
 Status prepareConstraints(Skeleton& skeleton, std::string_view label) {
   std::vector<std::uint32_t> order;
-  RIGFIT_TRY(detail::constraintOrder(skeleton.size(), skeleton.parents.data(), skeleton.constraints, skeleton.names, label, order));
+  RIGFIT_TRY(detail::constraintOrder(skeleton.size(), skeleton.parents.data(), skeleton.connected, skeleton.bbones, skeleton.constraints,
+                                     skeleton.names, label, order));
   bool identity = true;
   for (std::size_t k = 0; k < order.size(); ++k) identity = identity && order[k] == k;
   if (identity) skeleton.eval_order.clear();

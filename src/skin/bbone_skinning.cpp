@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "pose/pose_internal.hpp"
 #include "rigfit/bbone.hpp"
 #include "rigfit/skeleton.hpp"
 #include "rigfit/skinning.hpp"
@@ -16,15 +17,6 @@
 namespace rigfit {
 
 namespace {
-
-// BKE_pchan_bbone_deform_clamp_segment_index: joint and blend of a position along the bone
-// (0 = head, 1 = tail).
-void clampSegment(int segments, double head_tail, int& index, double& blend) {
-  head_tail = std::clamp(head_tail, 0.0, 1.0);
-  const double pre = head_tail * segments;
-  index = std::clamp(static_cast<int>(std::floor(pre)), 0, segments - 1);
-  blend = std::clamp(pre - index, 0.0, 1.0);
-}
 
 // find_bbone_segment_index_curved: a binary search over the rest joints' planes, linear between
 // the two innermost planes, then smoothed towards the planes up the search stack.
@@ -91,7 +83,7 @@ void bboneSegment(const Skeleton& skeleton, const BBoneSkinning& bb, std::size_t
     const double y = rest.col(1).head<3>().dot(p - rest.col(3).head<3>());
     head_tail = y / skeleton.local_length[bone];
   }
-  clampSegment(b.segments, head_tail, index, blend);
+  detail::bboneSegmentAt(b.segments, head_tail, index, blend);
 }
 
 std::size_t skinBendyVertices(const Skeleton& skeleton, const BBoneSkinning& bb, std::span<const Eigen::Matrix4d> skinning,

@@ -7,6 +7,10 @@ Run inside Blender (tested with 3.4.1):
     blender -b --factory-startup --python tools/blender/constraint_reference.py -- \
         --synthetic --seed 1 --golden tests/golden/constraints/synthetic.json
 
+    # (a') bendy targets: constraints with use_bbone_shape following posed B-Bone curves
+    blender -b --factory-startup --python tools/blender/constraint_reference.py -- \
+        --bbone-shape --seed 1 --poses 4 --golden tests/golden/constraints/bbone_shape.json
+
     # (b) a rig file fitted by rigfit (rest data from `rigfit fit --skeleton`), posed with random
     #     rotations (and optionally an MPFB pose file's rotations on top of the rest)
     rigfit fit --data DATA --rig rigify/rig.human.json --skeleton human.skeleton.json
@@ -16,7 +20,8 @@ Run inside Blender (tested with 3.4.1):
 
 The armature is built in edit mode from heads, tails, rolls, parents and use_connect (synthetic:
 the generated rig's default_position values; (b): rigfit's fitted skeleton, so the reference
-isolates constraint evaluation from fitting), with the rig's flags and rotation modes. Each
+isolates constraint evaluation from fitting), with the rig's flags, rotation modes and `bendy_bone`
+settings (set as `bbone_<key>` on the edit bones, as MPFB does). Each
 bone's constraints are created from the rig JSON the way MPFB's Rig._apply_constraint_info does
 (docs/mpfb-behaviour.md §8.2): a constraint of `type`, `name`, ARMATURE `targets` on the own
 armature, `target: true` = the own armature, then every other key assigned in key order;
@@ -29,7 +34,7 @@ The golden file (compact JSON):
     {"blender": "3.4.1", "rig": {...rig JSON, synthetic only...}, "rig_file": "rigify/rig.human.json",
      "bones": [names in rig order],
      "poses": [{"name": ..., "channels": {bone: {"mode": M, "rotation": [...], "location": [...],
-                                                 "scale": [...]}},
+                                                 "scale": [...], "bbone": {PoseBone.bbone_<key>: v}}},
                 "matrices": [[12 numbers: top three rows of PoseBone.matrix, row-major], ...]}]}
 """
 
@@ -43,6 +48,8 @@ import sys
 import bpy
 
 EULER = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+BBONE_CHANNELS = ("curveinx", "curveinz", "curveoutx", "curveoutz", "rollin", "rollout", "easein", "easeout", "scalein",
+                  "scaleout")
 SPACES_OWNER = ("WORLD", "POSE", "LOCAL_WITH_PARENT", "LOCAL")
 SPACES_TARGET = ("WORLD", "POSE", "LOCAL_WITH_PARENT", "LOCAL", "LOCAL_OWNER_ORIENT")
 
@@ -55,6 +62,7 @@ def parse_args():
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
     p = argparse.ArgumentParser(prog="constraint_reference.py")
     p.add_argument("--synthetic", action="store_true", help="generate the small test armatures")
+    p.add_argument("--bbone-shape", action="store_true", help="generate the bendy-target armature (use_bbone_shape)")
     p.add_argument("--rig", help="rig.X.json (with --skeleton)")
     p.add_argument("--rig-name", help="name recorded in the golden (default: the last two path parts)")
     p.add_argument("--skeleton", help="rigfit fit --skeleton output for --rig")
@@ -68,7 +76,8 @@ def parse_args():
 
 # ---- The synthetic rig --------------------------------------------------------------------------
 
-def bone_entry(head, tail, roll, parent="", connect=False, rotation_mode=None, constraints=None, inherit_scale="FULL"):
+def bone_entry(head, tail, roll, parent="", connect=False, rotation_mode=None, constraints=None, inherit_scale="FULL",
+               bendy_bone=None):
     e = {
         "head": {"strategy": "DEFAULT", "default_position": list(head)},
         "tail": {"strategy": "DEFAULT", "default_position": list(tail)},
@@ -79,6 +88,8 @@ def bone_entry(head, tail, roll, parent="", connect=False, rotation_mode=None, c
         e["rotation_mode"] = rotation_mode
     if constraints:
         e["constraints"] = constraints
+    if bendy_bone:
+        e["bendy_bone"] = bendy_bone
     return e
 
 
@@ -206,6 +217,86 @@ def synthetic_rig(rng):
     return {"bones": bones, "collections": [], "is_subrig": False, "version": 110}, cases
 
 
+def bbone_shape_rig(rng):
+    """Bendy target bones (AUTO handles from a plain parent and child, custom handles, a bendy
+    neighbour, rest curve settings) and owners following their curves with use_bbone_shape."""
+    bones = {}
+    owners = []
+
+    def owner(name, constraints, parent="root"):
+        h = [round(x, 4) for x in (rng.uniform(-0.6, 0.6), rng.uniform(-0.6, 0.6), rng.uniform(0.0, 1.0))]
+        d = [round(x, 4) for x in (rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2), rng.uniform(0.05, 0.3))]
+        t = [h[k] + d[k] for k in range(3)]
+        owners.append((name, bone_entry(h, t, round(rng.uniform(-math.pi, math.pi), 4), parent=parent,
+                                        rotation_mode=rng.choice(EULER + ("QUATERNION",)), constraints=constraints)))
+
+    def con(ctype, target, head_tail, own="WORLD", tar="WORLD", influence=1.0, **extra):
+        c = {"name": ctype.title(), "type": ctype, "target": True, "subtarget": target, "owner_space": own,
+             "target_space": tar, "head_tail": head_tail, "use_bbone_shape": True}
+        if influence != 1.0:
+            c["influence"] = influence
+        c.update(extra)
+        return c
+
+    # Owners before the targets in the file: the curve's handle bones must be evaluated first.
+    owner("early0", [con("COPY_LOCATION", "bt", 0.5)])
+    owner("early1", [con("COPY_TRANSFORMS", "bt", 0.0)])
+    bones["root"] = bone_entry((0, 0, 0), (0, 0.2, 0.05), 0.0)
+    bones["pa"] = bone_entry((-0.3, 0.2, 0.2), (-0.35, 0.1, 0.45), 0.2, parent="root", rotation_mode="XYZ")
+    bones["bt"] = bone_entry((-0.35, 0.1, 0.45), (-0.2, -0.1, 0.75), 0.4, parent="pa", connect=True, rotation_mode="XYZ",
+                             bendy_bone={"segments": 6, "easein": 1.3, "easeout": 0.7, "rollin": 0.2, "rollout": -0.3,
+                                         "curveinx": 0.03, "curveoutz": -0.02, "scalein": [1.1, 1.2, 0.9],
+                                         "scaleout": [0.9, 0.8, 1.2]})
+    bones["bc"] = bone_entry((-0.2, -0.1, 0.75), (-0.1, -0.3, 0.85), -0.5, parent="bt", connect=True, rotation_mode="ZXY")
+    bones["h1"] = bone_entry((0.3, 0.4, 0.1), (0.35, 0.5, 0.25), 0.3, parent="root", rotation_mode="YXZ")
+    bones["h2"] = bone_entry((0.6, 0.3, 0.5), (0.7, 0.35, 0.6), -0.8, parent="root", rotation_mode="XYZ")
+    bones["bh"] = bone_entry((0.35, 0.45, 0.3), (0.55, 0.3, 0.5), -0.2, parent="root", rotation_mode="QUATERNION",
+                             bendy_bone={"segments": 4, "handle_type_start": "ABSOLUTE", "handle_type_end": "TANGENT",
+                                         "custom_handle_start": "h1", "custom_handle_end": "h2", "easein": 1.6,
+                                         "easeout": 0.5, "handle_use_ease_start": True,
+                                         "handle_use_scale_end": [True, False, True]})
+    bones["bs"] = bone_entry((0.0, -0.4, 0.2), (0.05, -0.35, 0.5), 1.0, parent="root", rotation_mode="YZX",
+                             bendy_bone={"segments": 8, "easein": 0.8, "curveinz": 0.04})
+    bones["bs2"] = bone_entry((0.05, -0.35, 0.5), (0.2, -0.3, 0.65), 0.0, parent="bs", connect=True, rotation_mode="XYZ",
+                              bendy_bone={"segments": 5, "rollin": -0.4, "easeout": 1.4})
+    cases = [
+        ("COPY_LOCATION", [0.3, 0.55, 1.0, 0.8]),
+        ("COPY_TRANSFORMS", [0.0, 0.4, 0.85, 1.0]),
+        ("DAMPED_TRACK", [0.25, 0.7]),
+        ("STRETCH_TO", [0.5, 1.0]),
+    ]
+    spaces = [("WORLD", "WORLD"), ("WORLD", "LOCAL"), ("LOCAL", "LOCAL_OWNER_ORIENT"), ("POSE", "LOCAL_WITH_PARENT"),
+              ("LOCAL", "LOCAL"), ("WORLD", "POSE")]
+    mixes = ("REPLACE", "BEFORE_FULL", "AFTER", "AFTER_FULL", "BEFORE_SPLIT")
+    k = 0
+    for target in ("bt", "bh", "bs", "bs2"):
+        for ctype, head_tails in cases:
+            for ht in head_tails:
+                own, tar = spaces[k % len(spaces)]
+                if ctype in ("DAMPED_TRACK", "STRETCH_TO"):
+                    own, tar = "WORLD", ("WORLD", "POSE")[k % 2]  # tracking needs the owner's head apart from the point
+                extra = {}
+                if ctype == "COPY_TRANSFORMS":
+                    extra = {"mix_mode": mixes[k % len(mixes)], "remove_target_shear": k % 3 == 1}
+                elif ctype == "DAMPED_TRACK":
+                    extra = {"track_axis": ("TRACK_Y", "TRACK_NEGATIVE_Z", "TRACK_X")[k % 3]}
+                elif ctype == "STRETCH_TO":
+                    extra = {"volume": ("VOLUME_XZX", "NO_VOLUME")[k % 2], "keep_axis": ("PLANE_X", "SWING_Y", "PLANE_Z")[k % 3]}
+                elif ctype == "COPY_LOCATION":
+                    extra = {"use_offset": k % 5 == 3}
+                owner(f"{ctype.lower()[:4]}_{target}_{k}",
+                      [con(ctype, target, ht, own, tar, influence=(1.0, 1.0, 0.6)[k % 3], **extra)],
+                      parent=("root", "pa", "h1")[k % 3])
+                k += 1
+    # A stack: a point on one curve, then the whole transform of another.
+    owner("stack0", [con("COPY_LOCATION", "bs", 0.6), con("COPY_TRANSFORMS", "bh", 0.3, "LOCAL", "LOCAL", 0.5,
+                                                         mix_mode="AFTER")])
+    rig_bones = dict(owners[:2])
+    rig_bones.update(bones)
+    rig_bones.update(owners[2:])
+    return {"bones": rig_bones, "collections": [], "is_subrig": False, "version": 110}
+
+
 # ---- Building and posing in Blender ----------------------------------------------------------
 
 def build_armature(bones, rests):
@@ -229,6 +320,10 @@ def build_armature(bones, rests):
         eb.use_local_location = b["use_local_location"]
         eb.use_inherit_rotation = b["use_inherit_rotation"]
         eb.inherit_scale = b["inherit_scale"]
+        for key, value in b.get("bendy_bone", {}).items():
+            if key.startswith("custom_handle_"):
+                value = arm.edit_bones[value] if value else None
+            setattr(eb, "bbone_" + key, value)
     bpy.ops.object.mode_set(mode="POSE")
     for name, b in bones.items():
         pb = ob.pose.bones[name]
@@ -266,6 +361,8 @@ def set_channels(ob, channels):
         pb.rotation_euler = (0, 0, 0)
         pb.rotation_axis_angle = (0, 0, 1, 0)
         pb.scale = (1, 1, 1)
+        for key in BBONE_CHANNELS:
+            setattr(pb, "bbone_" + key, (1, 1, 1) if key.startswith("scale") else 0.0)
     for name, ch in channels.items():
         pb = ob.pose.bones[name]
         pb.rotation_mode = ch["mode"]
@@ -275,6 +372,8 @@ def set_channels(ob, channels):
             pb.rotation_euler = ch["rotation"]
         pb.location = ch.get("location", (0, 0, 0))
         pb.scale = ch.get("scale", (1, 1, 1))
+        for key, value in ch.get("bbone", {}).items():
+            setattr(pb, "bbone_" + key, value)
 
 
 def evaluated_matrices(ob, names):
@@ -286,6 +385,14 @@ def evaluated_matrices(ob, names):
         m = ev.pose.bones[n].matrix
         out.append([float("%.8g" % m[r][c]) for r in range(3) for c in range(4)])
     return out
+
+
+def random_bbone_channels(rng):
+    """PoseBone.bbone_* channels that bend, roll, ease and scale a curve."""
+    ch = {k: round(rng.uniform(-0.05, 0.05), 4) for k in ("curveinx", "curveinz", "curveoutx", "curveoutz")}
+    ch.update({k: round(rng.uniform(-0.5, 0.5), 4) for k in ("rollin", "rollout", "easein", "easeout")})
+    ch.update({k: [round(rng.uniform(0.8, 1.25), 4) for _ in range(3)] for k in ("scalein", "scaleout")})
+    return ch
 
 
 def random_channels(rng, names, modes, max_angle, with_loc_scale):
@@ -317,8 +424,8 @@ def main():
     for o in list(bpy.data.objects):
         bpy.data.objects.remove(o)
     golden = {"blender": bpy.app.version_string.split()[0]}
-    if args.synthetic:
-        rig, _cases = synthetic_rig(rng)
+    if args.synthetic or args.bbone_shape:
+        rig = synthetic_rig(rng)[0] if args.synthetic else bbone_shape_rig(rng)
         bones = rig["bones"]
         rests = {n: (b["head"]["default_position"], b["tail"]["default_position"], b["roll"]) for n, b in bones.items()}
         golden["rig"] = rig
@@ -345,7 +452,11 @@ def main():
     ob.update_tag()
     golden["poses"] = [{"name": "rest", "channels": {}, "matrices": evaluated_matrices(ob, names)}]
     for p in range(args.poses):
-        ch = random_channels(rng, names, modes, args.max_angle, with_loc_scale=args.synthetic or p % 2 == 1)
+        ch = random_channels(rng, names, modes, args.max_angle, with_loc_scale=args.synthetic or args.bbone_shape or p % 2 == 1)
+        if args.bbone_shape:
+            for n, b in bones.items():
+                if b.get("bendy_bone", {}).get("segments", 1) > 1:
+                    ch[n]["bbone"] = random_bbone_channels(rng)
         set_channels(ob, ch)
         golden["poses"].append({"name": f"random{p}", "channels": ch, "matrices": evaluated_matrices(ob, names)})
     for path in args.pose_file:
