@@ -409,6 +409,83 @@ TEST(ConstraintEval, BBoneShapeWaitsForTheCurvesHandlesAndTheOwnerCannotBeOne) {
   EXPECT_TRUE(fitDefault(rigJson(cyc)).ok());
 }
 
+// Bendy bone `b`'s deform matrix at joint a (pose * joint_pose * joint_rest^-1 * rest^-1), from
+// its joints as PoseBone.bbone_segment_matrix gives them.
+Eigen::Matrix4d bboneJointDeform(const Skeleton& s, const Pose& pose, std::span<const Eigen::Matrix4d> m, std::size_t b, std::size_t a) {
+  std::vector<Eigen::Matrix4d> posed(static_cast<std::size_t>(s.bbones[b].segments) + 1), rest(posed.size());
+  bboneJointMatrices(s, pose, m, b, false, posed);
+  bboneJointMatrices(s, pose, m, b, true, rest);
+  return m[b] * posed[a] * rest[a].inverse() * s.rest[b].inverse();
+}
+
+TEST(ConstraintEval, ArmatureOnABendyTargetBlendsTheTwoJointsAroundTheOwnersRestHead) {
+  // "own"'s rest head is 0.4 of the way along "tgt" (4 segments): joints 1 and 2, blend 0.6.
+  auto s = fitDefault(bendyTarget(R"([{"type": "ARMATURE", "targets": [{"subtarget": "tgt", "weight": 0.8}]}])"));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto tgt = static_cast<std::size_t>(s->find("tgt")), own = static_cast<std::size_t>(s->find("own"));
+  Pose pose = Pose::rest(*s);
+  pose.bones[tgt].rotation_mode = RotationMode::kXYZ;
+  pose.bones[tgt].euler = {0.3, -0.2, 0.5};
+  pose.bones[tgt].bbone.curveinx = 0.1;
+  pose.bones[tgt].bbone.curveoutz = -0.08;
+  pose.bones[tgt].bbone.rollout = 0.4;
+  pose.bones[own].location = {0.0, 0.0, 0.25};  // moves the owner, not the point that picks the joints
+  std::vector<Eigen::Matrix4d> m(s->size());
+  poseMatrices(*s, pose, m);
+  Skeleton plain = *s;
+  plain.constraints.clear();
+  std::vector<Eigen::Matrix4d> unconstrained(s->size());
+  poseMatrices(plain, pose, unconstrained);
+  const Eigen::Matrix4d blended = 0.4 * bboneJointDeform(*s, pose, m, tgt, 1) + 0.6 * bboneJointDeform(*s, pose, m, tgt, 2);
+  const Eigen::Matrix4d expected = blended * unconstrained[own];
+  EXPECT_TRUE(m[own].isApprox(expected, 1e-12)) << m[own] << "\n\n" << expected;
+  // The curve moves the owner away from where the straight bone would take it.
+  const Eigen::Matrix4d straight = m[tgt] * s->rest[tgt].inverse() * unconstrained[own];
+  EXPECT_GT((m[own].topRightCorner<3, 1>() - straight.topRightCorner<3, 1>()).norm(), 0.005);
+
+  // use_current_location: the owner's head before the constraint (0.45 along the target's axis,
+  // 0.9 of its length) picks joints 3 and 4, blend 0.6.
+  auto cur = fitDefault(bendyTarget(R"([{"type": "ARMATURE", "targets": [{"subtarget": "tgt", "weight": 1.0}],
+                                         "use_current_location": true}])"));
+  ASSERT_TRUE(cur.ok());
+  poseMatrices(*cur, pose, m);
+  const Eigen::Matrix4d moved = 0.4 * bboneJointDeform(*cur, pose, m, tgt, 3) + 0.6 * bboneJointDeform(*cur, pose, m, tgt, 4);
+  EXPECT_TRUE(m[own].isApprox(moved * unconstrained[own], 1e-12)) << m[own] << "\n\n" << moved * unconstrained[own];
+}
+
+TEST(ConstraintEval, ArmatureOnABendyTargetWaitsForItsHandles) {
+  // "own" comes first and is deformed by "bb", whose end handle is its connected child "kid".
+  Json bones = Json::object();
+  bones.set("own", boneJson({0.1, 0.2, 0}, {0.1, 0.4, 0}, 0.0, "",
+                            parse(R"([{"type": "ARMATURE", "targets": [{"subtarget": "root", "weight": 0.5},
+                                                                        {"subtarget": "bb", "weight": 0.5}]}])")));
+  bones.set("root", boneJson({0.5, 0, 0}, {0.5, 0.3, 0}, 0.0, ""));
+  Json bb = boneJson({0, 0, 0}, {0, 0.3, 0}, 0.0, "");
+  bb.set("bendy_bone", parse(R"({"segments": 3})"));
+  bones.set("bb", std::move(bb));
+  bones.set("kid", boneJson({0, 0.3, 0}, {0.2, 0.5, 0}, 0.0, "bb", Json(), true));
+  auto s = fitDefault(rigJson(bones));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto own = static_cast<std::size_t>(s->find("own")), kid = static_cast<std::size_t>(s->find("kid"));
+  ASSERT_EQ(s->eval_order.size(), 4u);
+  EXPECT_EQ(s->eval_order.back(), own);
+  // Turning the handle bends the curve, which moves the owner.
+  Pose pose = Pose::rest(*s);
+  pose.bones[kid].rotation_mode = RotationMode::kXYZ;
+  pose.bones[kid].euler = {0.0, 0.0, 1.2};
+  std::vector<Eigen::Matrix4d> m(s->size());
+  poseMatrices(*s, pose, m);
+  EXPECT_GT((m[own].topRightCorner<3, 1>() - s->rest[own].topRightCorner<3, 1>()).norm(), 0.001);
+
+  // The handle itself deformed by the bone it shapes: an error (Blender: a dependency cycle).
+  bones.set("kid", boneJson({0, 0.3, 0}, {0.2, 0.5, 0}, 0.0, "bb",
+                            parse(R"([{"name": "Deform", "type": "ARMATURE", "targets": [{"subtarget": "bb", "weight": 1.0}]}])"), true));
+  auto bad = fitDefault(rigJson(bones), "cyc.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "cyc.json: bones.kid: constraint \"Deform\" follows the B-Bone shape of \"bb\", which this bone shapes as its handle");
+}
+
 TEST(ConstraintEval, ChildOfIsBoundAtRestAndStretchToMeasuresItsRestLength) {
   auto s = fitDefault(twoBones(R"([{"type": "CHILD_OF", "target": true, "subtarget": "tgt", "set_inverse_pending": false},
                                    {"type": "STRETCH_TO", "target": true, "subtarget": "tgt"}])"));
@@ -538,6 +615,15 @@ TEST(ConstraintGolden, BBoneShapeFollowsBlendersCurves) {
   auto s = fitDefault(*golden->find("rig"), "bbone_shape.json");
   ASSERT_TRUE(s.ok()) << s.error().message;
   const auto [all, constrained] = compareGolden(*golden, *s, "bbone shape", 5e-5);
+  EXPECT_LT(constrained, 5e-5);
+}
+
+TEST(ConstraintGolden, ArmatureOnBendyTargetsFollowsBlendersSegments) {
+  auto golden = readJsonFile(test::sourceDir() + "/tests/golden/constraints/armature_bbone.json");
+  ASSERT_TRUE(golden.ok()) << golden.error().message;
+  auto s = fitDefault(*golden->find("rig"), "armature_bbone.json");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto [all, constrained] = compareGolden(*golden, *s, "armature bbone", 5e-5);
   EXPECT_LT(constrained, 5e-5);
 }
 

@@ -7,7 +7,8 @@
 //   Settings      Bone.bbone_* (rig file `bendy_bone`, docs/mpfb-behaviour.md §5.3)  -> BBone
 //   Pose channels PoseBone.bbone_*                                                   -> BBonePose
 //   Joints        BKE_pchan_bbone_spline_setup(for_deform)  (PoseBone.bbone_segment_matrix)
-//   Deformation   BKE_pchan_bbone_segments_cache_compute + b_bone_deform (armature modifier)
+//   Deformation   BKE_pchan_bbone_segments_cache_compute + b_bone_deform (armature modifier);
+//                 the ARMATURE constraint's armdef_accumulate_bone uses the same segments
 #pragma once
 
 #include <array>
@@ -118,11 +119,27 @@ struct BBoneSkinning {
 void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
                            BBoneSkinning& out);
 
+/// Fills `out` for bendy bone `bone` alone (every other bone's `first` is -1): what an ARMATURE
+/// constraint needs of a bendy target. Only the pose matrices of `bone` and of its handle bones are
+/// read, so they may be the final ones of a pose still being evaluated.
+void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
+                           std::size_t bone, BBoneSkinning& out);
+
 /// Which two joints of bendy bone `bone` deform a vertex at rest position `p`, and the blend
 /// towards the second (Blender's segment mapping, STRAIGHT or CURVED): the vertex's deform matrix
 /// is (1 - blend) * matrices[first + index] + blend * matrices[first + index + 1].
 void bboneSegment(const Skeleton& skeleton, const BBoneSkinning& bb, std::size_t bone, const Eigen::Vector3d& p,
                   int& index, double& blend);
+
+/// A weight on bendy bone `bone` split over its two joints around rest position `p` (bboneSegment),
+/// as Blender's armature modifier and ARMATURE constraint split it: `weight0` = weight * (1 - blend)
+/// on slot `joint` of bb.matrices / bb.joint_rest, `weight1` = weight * blend on slot `joint` + 1.
+struct BBoneJointWeights {
+  std::size_t joint = 0;
+  double weight0 = 0.0, weight1 = 0.0;
+};
+BBoneJointWeights bboneJointWeights(const Skeleton& skeleton, const BBoneSkinning& bb, std::size_t bone, const Eigen::Vector3d& p,
+                                    double weight);
 
 /// Deforms again, as Blender 3.4's armature modifier does, every vertex of `skin` that has a weight
 /// on a bendy bone, overwriting its entries of out_positions (and out_normals, when given): each

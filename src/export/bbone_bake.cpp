@@ -122,11 +122,9 @@ Skin bakeBendySkin(const Skeleton& skeleton, const Skin& skin, std::span<const f
         continue;
       }
       const Eigen::Vector3d p(rest_positions[3 * v], rest_positions[3 * v + 1], rest_positions[3 * v + 2]);
-      int index = 0;
-      double blend = 0.0;
-      bboneSegment(skeleton, bb, bone, p, index, blend);
-      const auto j = static_cast<std::uint16_t>(first[bone] + index);
-      const auto w0 = static_cast<float>(w * (1.0 - blend)), w1 = static_cast<float>(w * blend);
+      const BBoneJointWeights split = bboneJointWeights(skeleton, bb, bone, p, w);
+      const auto j = static_cast<std::uint16_t>(first[bone] + static_cast<int>(split.joint - static_cast<std::size_t>(bb.first[bone])));
+      const auto w0 = static_cast<float>(split.weight0), w1 = static_cast<float>(split.weight1);
       if (w0 != 0.0f) row.emplace_back(j, w0);
       if (w1 != 0.0f) row.emplace_back(static_cast<std::uint16_t>(j + 1), w1);
     }

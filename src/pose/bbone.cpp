@@ -426,8 +426,9 @@ void bboneJointMatrices(const Skeleton& skeleton, const Pose& pose, std::span<co
   splineJoints(splineParams(skeleton, pose, pose_matrices, bone, rest), out);
 }
 
-void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
-                           BBoneSkinning& out) {
+namespace {
+
+void clearSkinning(BBoneSkinning& out) {
   out.first.clear();
   out.matrices.clear();
   out.joint_rest.clear();
@@ -435,57 +436,77 @@ void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span
   out.points.clear();
   out.depth_scale.clear();
   out.arc_length_reciprocal.clear();
+}
+
+// Bendy bone i's joints appended to `out` (its `first` and `arc_length_reciprocal` entries set).
+void appendSkinning(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices, std::size_t i,
+                    BBoneSkinning& out) {
+  std::array<Eigen::Matrix4d, kMaxBBoneSegments + 1> pose_joints, rest_joints;
+  const BBone& b = skeleton.bbones[i];
+  const auto count = static_cast<std::size_t>(b.segments) + 1;
+  bboneJointMatrices(skeleton, pose, pose_matrices, i, false, pose_joints);
+  bboneJointMatrices(skeleton, pose, pose_matrices, i, true, rest_joints);
+  out.first[i] = static_cast<std::int32_t>(out.matrices.size());
+  const Eigen::Matrix4d& arm = skeleton.rest[i];
+  const Eigen::Matrix4d arm_inv = arm.inverse();
+  const Eigen::Matrix4d chan = pose_matrices[i] * arm_inv;
+  for (std::size_t a = 0; a < count; ++a) {
+    out.matrices.push_back(chan * arm * pose_joints[a] * rest_joints[a].inverse() * arm_inv);
+    Eigen::Matrix4d frame = arm * rest_joints[a];
+    for (int c = 0; c < 3; ++c) {
+      Eigen::Vector3d axis = frame.col(c).head<3>();
+      normalizeVec(axis);
+      frame.col(c).head<3>() = axis;
+    }
+    out.joint_rest.push_back(frame);
+  }
+  // Joint planes for the CURVED mapping (compute_bbone_segment_boundaries), kept for every
+  // bendy bone so that joint slots line up with `matrices`.
+  double arc = 0.0;
+  const std::size_t base = out.points.size();
+  for (std::size_t a = 0; a < count; ++a) {
+    const Eigen::Vector3d point = (arm * rest_joints[a].col(3)).head<3>();
+    Eigen::Vector3d normal = arm.topLeftCorner<3, 3>() * rest_joints[a].col(1).head<3>();
+    normalizeVec(normal);
+    out.points.push_back(point);
+    out.planes.emplace_back(normal[0], normal[1], normal[2], point.dot(normal));
+    if (a > 0) arc += (point - out.points[base + a - 1]).norm();
+  }
+  out.arc_length_reciprocal[i] = 1.0 / arc;
+  // BSP depth scales: the smoothing band's half width shrinks from the root plane to one
+  // segment at the leaves (Blender's tuning factor 0.222).
+  const int segments = b.segments;
+  const int depth = static_cast<int>(std::ceil(std::log2(segments + 2)));
+  const double straight = (out.points[base + count - 1] - out.points[base]).norm();
+  const double max_depth_scale = segments * (straight / arc) * 0.222;
+  const double factor = std::pow(std::max(max_depth_scale, 1.0), 1.0 / (depth - 1));
+  const std::size_t ds = out.depth_scale.size();
+  out.depth_scale.resize(ds + count, 0.0);
+  out.depth_scale[ds] = segments / max_depth_scale;
+  for (int d = 1; d < depth && static_cast<std::size_t>(d) < count; ++d)
+    out.depth_scale[ds + static_cast<std::size_t>(d)] = out.depth_scale[ds + static_cast<std::size_t>(d) - 1] * factor;
+}
+
+}  // namespace
+
+void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
+                           BBoneSkinning& out) {
+  clearSkinning(out);
   if (!hasBendyBones(skeleton)) return;
   const std::size_t n = skeleton.size();
   out.first.assign(n, -1);
   out.arc_length_reciprocal.assign(n, 0.0);
-  std::array<Eigen::Matrix4d, kMaxBBoneSegments + 1> pose_joints, rest_joints;
-  for (std::size_t i = 0; i < n; ++i) {
-    const BBone& b = skeleton.bbones[i];
-    if (b.segments <= 1) continue;
-    const auto count = static_cast<std::size_t>(b.segments) + 1;
-    bboneJointMatrices(skeleton, pose, pose_matrices, i, false, pose_joints);
-    bboneJointMatrices(skeleton, pose, pose_matrices, i, true, rest_joints);
-    out.first[i] = static_cast<std::int32_t>(out.matrices.size());
-    const Eigen::Matrix4d& arm = skeleton.rest[i];
-    const Eigen::Matrix4d arm_inv = arm.inverse();
-    const Eigen::Matrix4d chan = pose_matrices[i] * arm_inv;
-    for (std::size_t a = 0; a < count; ++a) {
-      out.matrices.push_back(chan * arm * pose_joints[a] * rest_joints[a].inverse() * arm_inv);
-      Eigen::Matrix4d frame = arm * rest_joints[a];
-      for (int c = 0; c < 3; ++c) {
-        Eigen::Vector3d axis = frame.col(c).head<3>();
-        normalizeVec(axis);
-        frame.col(c).head<3>() = axis;
-      }
-      out.joint_rest.push_back(frame);
-    }
-    // Joint planes for the CURVED mapping (compute_bbone_segment_boundaries), kept for every
-    // bendy bone so that joint slots line up with `matrices`.
-    double arc = 0.0;
-    const std::size_t base = out.points.size();
-    for (std::size_t a = 0; a < count; ++a) {
-      const Eigen::Vector3d point = (arm * rest_joints[a].col(3)).head<3>();
-      Eigen::Vector3d normal = arm.topLeftCorner<3, 3>() * rest_joints[a].col(1).head<3>();
-      normalizeVec(normal);
-      out.points.push_back(point);
-      out.planes.emplace_back(normal[0], normal[1], normal[2], point.dot(normal));
-      if (a > 0) arc += (point - out.points[base + a - 1]).norm();
-    }
-    out.arc_length_reciprocal[i] = 1.0 / arc;
-    // BSP depth scales: the smoothing band's half width shrinks from the root plane to one
-    // segment at the leaves (Blender's tuning factor 0.222).
-    const int segments = b.segments;
-    const int depth = static_cast<int>(std::ceil(std::log2(segments + 2)));
-    const double straight = (out.points[base + count - 1] - out.points[base]).norm();
-    const double max_depth_scale = segments * (straight / arc) * 0.222;
-    const double factor = std::pow(std::max(max_depth_scale, 1.0), 1.0 / (depth - 1));
-    const std::size_t ds = out.depth_scale.size();
-    out.depth_scale.resize(ds + count, 0.0);
-    out.depth_scale[ds] = segments / max_depth_scale;
-    for (int d = 1; d < depth && static_cast<std::size_t>(d) < count; ++d)
-      out.depth_scale[ds + static_cast<std::size_t>(d)] = out.depth_scale[ds + static_cast<std::size_t>(d) - 1] * factor;
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (skeleton.bbones[i].segments > 1) appendSkinning(skeleton, pose, pose_matrices, i, out);
+}
+
+void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
+                           std::size_t bone, BBoneSkinning& out) {
+  assert(bone < skeleton.bbones.size() && skeleton.bbones[bone].segments > 1);
+  clearSkinning(out);
+  out.first.assign(skeleton.size(), -1);
+  out.arc_length_reciprocal.assign(skeleton.size(), 0.0);
+  appendSkinning(skeleton, pose, pose_matrices, bone, out);
 }
 
 }  // namespace rigfit

@@ -20,8 +20,12 @@
 //                    The curve needs the final poses of the target's handle bones: constraintOrder
 //                    puts them first (Blender's BONE_SEGMENTS relations).
 //   connected bones  keep their head after the stack (BKE_pose_where_is_bone)
-// ARMATURE targets with segments > 1 follow the bone itself (Blender blends the two B-Bone
-// segments around the owner's rest head).
+//   ARMATURE         armdef_evaluate: a target with segments > 1 deforms the owner through the
+//                    two B-Bone joints around the owner's rest head (its current location with
+//                    use_current_location), the target's weight split between them as for a
+//                    vertex weighted to the bone (bboneJointWeights, bbone_skinning.cpp); with
+//                    use_deform_preserve_volume each joint's dual quaternion is taken against the
+//                    joint's rest frame. Its handle bones are evaluated before the owner as well.
 #include <algorithm>
 #include <array>
 #include <cfloat>
@@ -549,20 +553,42 @@ class Evaluator {
     }
   }
 
-  // ARMATURE: the targets' deform matrices (pose * rest^-1) blended by weight, linearly or as dual
-  // quaternions, applied on top of the owner.
-  void armature(std::size_t, const Constraint& c, Mat4& m) const {
+  // ARMATURE (armdef_evaluate): the targets' deform matrices (pose * rest^-1) blended by weight,
+  // linearly or as dual quaternions, applied on top of the owner. A bendy target deforms through
+  // its two B-Bone joints around the owner's rest head (its current location with
+  // use_current_location), with the weight split between them as for a vertex weighted to it; for
+  // dual quaternions each joint is measured against its own rest frame, orthonormalised.
+  void armature(std::size_t i, const Constraint& c, Mat4& m) {
     Mat4 sum = Mat4::Zero();
     DualQuat dq;
     double total = 0.0;
+    const Vec3 point = c.use_current_location ? Vec3(m.topRightCorner<3, 1>()) : Vec3(s_.rest[i].topRightCorner<3, 1>());
     for (const ConstraintTarget& t : c.targets) {
       if (static_cast<float>(t.weight) <= 0.0f) continue;
       if (!valid(t) || boneOf(t) < 0) return;
       const auto b = static_cast<std::size_t>(boneOf(t));
-      const Mat4 rest_inv = s_.rest[b].inverse();
-      const Mat4 deform = out_[b] * rest_inv;
-      if (c.use_deform_preserve_volume) addWeighted(dq, toDualQuat(s_.rest[b], rest_inv, deform), t.weight);
-      else sum += t.weight * deform;
+      if (b < s_.bbones.size() && s_.bbones[b].segments > 1) {
+        // The target's joints from its final pose and its handles' (evaluated first: constraintOrder).
+        bboneSkinningMatrices(s_, pose_, out_, b, bbone_);
+        const BBoneJointWeights split = bboneJointWeights(s_, bbone_, b, point, t.weight);
+        for (std::size_t k = 0; k < 2; ++k) {
+          const double w = k == 0 ? split.weight0 : split.weight1;
+          if (static_cast<float>(w) == 0.0f) continue;
+          const Mat4& deform = bbone_.matrices[split.joint + k];
+          if (c.use_deform_preserve_volume) {
+            Mat4 base = bbone_.joint_rest[split.joint + k];
+            detail::orthogonalizeStableY(base, true);
+            addWeighted(dq, toDualQuat(base, base.inverse(), deform), w);
+          } else {
+            sum += w * deform;
+          }
+        }
+      } else {
+        const Mat4 rest_inv = s_.rest[b].inverse();
+        const Mat4 deform = out_[b] * rest_inv;
+        if (c.use_deform_preserve_volume) addWeighted(dq, toDualQuat(s_.rest[b], rest_inv, deform), t.weight);
+        else sum += t.weight * deform;
+      }
       total += t.weight;
     }
     if (!(total > 0.0)) return;
@@ -918,6 +944,7 @@ class Evaluator {
   std::array<Space, 4> spaces_;  // the owner and up to three targets
   std::size_t next_space_ = 0;
   Target target_;
+  BBoneSkinning bbone_;  // an ARMATURE constraint's bendy target
 };
 
 }  // namespace
@@ -942,26 +969,30 @@ Status constraintOrder(std::size_t n, const int* parents, std::span<const std::u
     }
     return {};
   };
-  // A constraint that follows a bendy target's B-Bone shape also depends on the target's handle
-  // bones, whose final poses shape the curve (Blender: the target's BONE_SEGMENTS step waits for
-  // them). The owner itself among them is a cycle.
+  // A constraint that follows a bendy target's B-Bone shape (use_bbone_shape; ARMATURE always, on
+  // each target) also depends on the target's handle bones, whose final poses shape the curve
+  // (Blender: the target's BONE_SEGMENTS step waits for them). The owner itself among them is a cycle.
   bool handles = false;
   auto forEachHandle = [&](std::size_t i, auto&& f) {
     if (i >= constraints.size() || bbones.empty()) return;
     for (const Constraint& c : constraints[i]) {
-      if (!c.use_bbone_shape || c.mute || !c.evaluated() || c.type == ConstraintType::kArmature || c.targets.empty()) continue;
-      const ConstraintTarget& t = c.targets[0];
-      const int b = t.parent_reference ? t.main_bone : t.bone;
-      if (b < 0 || static_cast<std::size_t>(b) >= n || static_cast<std::size_t>(b) >= bbones.size() ||
-          bbones[static_cast<std::size_t>(b)].segments <= 1)
-        continue;
-      int prev = -1, next = -1;
-      bboneHandleBones(n, parents, connected, bbones, static_cast<std::size_t>(b), prev, next);
-      for (const int h : {prev, next})
-        if (h >= 0 && static_cast<std::size_t>(h) < n) {
-          handles = true;
-          f(c, static_cast<std::size_t>(b), static_cast<std::size_t>(h));
-        }
+      if (c.mute || !c.evaluated() || c.targets.empty()) continue;
+      const bool armature = c.type == ConstraintType::kArmature;
+      if (!armature && !c.use_bbone_shape) continue;
+      for (std::size_t k = 0; k < (armature ? c.targets.size() : 1); ++k) {
+        const ConstraintTarget& t = c.targets[k];
+        const int b = t.parent_reference ? t.main_bone : t.bone;
+        if (b < 0 || static_cast<std::size_t>(b) >= n || static_cast<std::size_t>(b) >= bbones.size() ||
+            bbones[static_cast<std::size_t>(b)].segments <= 1)
+          continue;
+        int prev = -1, next = -1;
+        bboneHandleBones(n, parents, connected, bbones, static_cast<std::size_t>(b), prev, next);
+        for (const int h : {prev, next})
+          if (h >= 0 && static_cast<std::size_t>(h) < n) {
+            handles = true;
+            f(c, static_cast<std::size_t>(b), static_cast<std::size_t>(h));
+          }
+      }
     }
   };
   bool ordered = true;  // every dependency before its bone: index order works

@@ -86,6 +86,14 @@ void bboneSegment(const Skeleton& skeleton, const BBoneSkinning& bb, std::size_t
   detail::bboneSegmentAt(b.segments, head_tail, index, blend);
 }
 
+BBoneJointWeights bboneJointWeights(const Skeleton& skeleton, const BBoneSkinning& bb, std::size_t bone, const Eigen::Vector3d& p,
+                                    double weight) {
+  int index = 0;
+  double blend = 0.0;
+  bboneSegment(skeleton, bb, bone, p, index, blend);
+  return {static_cast<std::size_t>(bb.first[bone]) + static_cast<std::size_t>(index), weight * (1.0 - blend), weight * blend};
+}
+
 std::size_t skinBendyVertices(const Skeleton& skeleton, const BBoneSkinning& bb, std::span<const Eigen::Matrix4d> skinning,
                               const Skin& skin, bool dual_quaternion, std::span<const float> in_positions,
                               std::span<const float> in_normals, std::span<float> out_positions,
@@ -138,11 +146,8 @@ std::size_t skinBendyVertices(const Skeleton& skeleton, const BBoneSkinning& bb,
         if (w == 0.0) continue;
         const std::uint16_t bone = skin.bones[i];
         if (bendy(bone)) {
-          int index = 0;
-          double blend = 0.0;
-          bboneSegment(skeleton, bb, bone, p, index, blend);
-          const std::size_t j = static_cast<std::size_t>(bb.first[bone]) + static_cast<std::size_t>(index);
-          sum += (w * (1.0 - blend)) * bb.matrices[j].topRows<3>() + (w * blend) * bb.matrices[j + 1].topRows<3>();
+          const BBoneJointWeights j = bboneJointWeights(skeleton, bb, bone, p, w);
+          sum += j.weight0 * bb.matrices[j.joint].topRows<3>() + j.weight1 * bb.matrices[j.joint + 1].topRows<3>();
         } else {
           sum += w * skinning[bone].topRows<3>();
         }
@@ -156,12 +161,9 @@ std::size_t skinBendyVertices(const Skeleton& skeleton, const BBoneSkinning& bb,
         if (w == 0.0) continue;
         const std::uint16_t bone = skin.bones[i];
         if (bendy(bone)) {
-          int index = 0;
-          double blend = 0.0;
-          bboneSegment(skeleton, bb, bone, p, index, blend);
-          const std::size_t j = static_cast<std::size_t>(bb.first[bone]) + static_cast<std::size_t>(index);
-          blend_dq.add(joint_dq[j].data(), w * (1.0 - blend));
-          blend_dq.add(joint_dq[j + 1].data(), w * blend);
+          const BBoneJointWeights j = bboneJointWeights(skeleton, bb, bone, p, w);
+          blend_dq.add(joint_dq[j.joint].data(), j.weight0);
+          blend_dq.add(joint_dq[j.joint + 1].data(), j.weight1);
         } else {
           blend_dq.add(bone_dq[bone].data(), w);
         }

@@ -11,6 +11,10 @@ Run inside Blender (tested with 3.4.1):
     blender -b --factory-startup --python tools/blender/constraint_reference.py -- \
         --bbone-shape --seed 1 --poses 4 --golden tests/golden/constraints/bbone_shape.json
 
+    # (a'') ARMATURE constraints deforming owners by bendy targets' B-Bone segments
+    blender -b --factory-startup --python tools/blender/constraint_reference.py -- \
+        --armature-bbone --seed 1 --poses 5 --golden tests/golden/constraints/armature_bbone.json
+
     # (b) a rig file fitted by rigfit (rest data from `rigfit fit --skeleton`), posed with random
     #     rotations (and optionally an MPFB pose file's rotations on top of the rest)
     rigfit fit --data DATA --rig rigify/rig.human.json --skeleton human.skeleton.json
@@ -63,6 +67,7 @@ def parse_args():
     p = argparse.ArgumentParser(prog="constraint_reference.py")
     p.add_argument("--synthetic", action="store_true", help="generate the small test armatures")
     p.add_argument("--bbone-shape", action="store_true", help="generate the bendy-target armature (use_bbone_shape)")
+    p.add_argument("--armature-bbone", action="store_true", help="generate ARMATURE constraints on bendy targets")
     p.add_argument("--rig", help="rig.X.json (with --skeleton)")
     p.add_argument("--rig-name", help="name recorded in the golden (default: the last two path parts)")
     p.add_argument("--skeleton", help="rigfit fit --skeleton output for --rig")
@@ -217,6 +222,31 @@ def synthetic_rig(rng):
     return {"bones": bones, "collections": [], "is_subrig": False, "version": 110}, cases
 
 
+def add_bendy_targets(bones):
+    """The bendy bones the B-Bone cases follow: `bt` (6 segments between a plain connected parent
+    and child: AUTO handles; ease, roll, curve and scale settings), `bh` (4 segments; ABSOLUTE and
+    TANGENT custom handle bones `h1`, `h2`, handle ease and scale), `bs` (8 segments, its end handle
+    the bendy `bs2`) and `bs2` (5 segments, its start handle the bendy `bs`), under `root`."""
+    bones["root"] = bone_entry((0, 0, 0), (0, 0.2, 0.05), 0.0)
+    bones["pa"] = bone_entry((-0.3, 0.2, 0.2), (-0.35, 0.1, 0.45), 0.2, parent="root", rotation_mode="XYZ")
+    bones["bt"] = bone_entry((-0.35, 0.1, 0.45), (-0.2, -0.1, 0.75), 0.4, parent="pa", connect=True, rotation_mode="XYZ",
+                             bendy_bone={"segments": 6, "easein": 1.3, "easeout": 0.7, "rollin": 0.2, "rollout": -0.3,
+                                         "curveinx": 0.03, "curveoutz": -0.02, "scalein": [1.1, 1.2, 0.9],
+                                         "scaleout": [0.9, 0.8, 1.2]})
+    bones["bc"] = bone_entry((-0.2, -0.1, 0.75), (-0.1, -0.3, 0.85), -0.5, parent="bt", connect=True, rotation_mode="ZXY")
+    bones["h1"] = bone_entry((0.3, 0.4, 0.1), (0.35, 0.5, 0.25), 0.3, parent="root", rotation_mode="YXZ")
+    bones["h2"] = bone_entry((0.6, 0.3, 0.5), (0.7, 0.35, 0.6), -0.8, parent="root", rotation_mode="XYZ")
+    bones["bh"] = bone_entry((0.35, 0.45, 0.3), (0.55, 0.3, 0.5), -0.2, parent="root", rotation_mode="QUATERNION",
+                             bendy_bone={"segments": 4, "handle_type_start": "ABSOLUTE", "handle_type_end": "TANGENT",
+                                         "custom_handle_start": "h1", "custom_handle_end": "h2", "easein": 1.6,
+                                         "easeout": 0.5, "handle_use_ease_start": True,
+                                         "handle_use_scale_end": [True, False, True]})
+    bones["bs"] = bone_entry((0.0, -0.4, 0.2), (0.05, -0.35, 0.5), 1.0, parent="root", rotation_mode="YZX",
+                             bendy_bone={"segments": 8, "easein": 0.8, "curveinz": 0.04})
+    bones["bs2"] = bone_entry((0.05, -0.35, 0.5), (0.2, -0.3, 0.65), 0.0, parent="bs", connect=True, rotation_mode="XYZ",
+                              bendy_bone={"segments": 5, "rollin": -0.4, "easeout": 1.4})
+
+
 def bbone_shape_rig(rng):
     """Bendy target bones (AUTO handles from a plain parent and child, custom handles, a bendy
     neighbour, rest curve settings) and owners following their curves with use_bbone_shape."""
@@ -241,24 +271,7 @@ def bbone_shape_rig(rng):
     # Owners before the targets in the file: the curve's handle bones must be evaluated first.
     owner("early0", [con("COPY_LOCATION", "bt", 0.5)])
     owner("early1", [con("COPY_TRANSFORMS", "bt", 0.0)])
-    bones["root"] = bone_entry((0, 0, 0), (0, 0.2, 0.05), 0.0)
-    bones["pa"] = bone_entry((-0.3, 0.2, 0.2), (-0.35, 0.1, 0.45), 0.2, parent="root", rotation_mode="XYZ")
-    bones["bt"] = bone_entry((-0.35, 0.1, 0.45), (-0.2, -0.1, 0.75), 0.4, parent="pa", connect=True, rotation_mode="XYZ",
-                             bendy_bone={"segments": 6, "easein": 1.3, "easeout": 0.7, "rollin": 0.2, "rollout": -0.3,
-                                         "curveinx": 0.03, "curveoutz": -0.02, "scalein": [1.1, 1.2, 0.9],
-                                         "scaleout": [0.9, 0.8, 1.2]})
-    bones["bc"] = bone_entry((-0.2, -0.1, 0.75), (-0.1, -0.3, 0.85), -0.5, parent="bt", connect=True, rotation_mode="ZXY")
-    bones["h1"] = bone_entry((0.3, 0.4, 0.1), (0.35, 0.5, 0.25), 0.3, parent="root", rotation_mode="YXZ")
-    bones["h2"] = bone_entry((0.6, 0.3, 0.5), (0.7, 0.35, 0.6), -0.8, parent="root", rotation_mode="XYZ")
-    bones["bh"] = bone_entry((0.35, 0.45, 0.3), (0.55, 0.3, 0.5), -0.2, parent="root", rotation_mode="QUATERNION",
-                             bendy_bone={"segments": 4, "handle_type_start": "ABSOLUTE", "handle_type_end": "TANGENT",
-                                         "custom_handle_start": "h1", "custom_handle_end": "h2", "easein": 1.6,
-                                         "easeout": 0.5, "handle_use_ease_start": True,
-                                         "handle_use_scale_end": [True, False, True]})
-    bones["bs"] = bone_entry((0.0, -0.4, 0.2), (0.05, -0.35, 0.5), 1.0, parent="root", rotation_mode="YZX",
-                             bendy_bone={"segments": 8, "easein": 0.8, "curveinz": 0.04})
-    bones["bs2"] = bone_entry((0.05, -0.35, 0.5), (0.2, -0.3, 0.65), 0.0, parent="bs", connect=True, rotation_mode="XYZ",
-                              bendy_bone={"segments": 5, "rollin": -0.4, "easeout": 1.4})
+    add_bendy_targets(bones)
     cases = [
         ("COPY_LOCATION", [0.3, 0.55, 1.0, 0.8]),
         ("COPY_TRANSFORMS", [0.0, 0.4, 0.85, 1.0]),
@@ -294,6 +307,57 @@ def bbone_shape_rig(rng):
     rig_bones = dict(owners[:2])
     rig_bones.update(bones)
     rig_bones.update(owners[2:])
+    return {"bones": rig_bones, "collections": [], "is_subrig": False, "version": 110}
+
+
+def armature_bbone_rig(rng):
+    """ARMATURE constraints whose targets are bendy bones: the targets of add_bendy_targets and `b3`
+    (3 segments), owners with their rest heads along a target (before its head, along it, past its
+    tail, off its axis), one target or two (a bendy and a plain bone, two bendy bones), linear and
+    use_deform_preserve_volume, some with use_current_location or an influence below 1."""
+    bones = {}
+    owners = []
+    add_bendy_targets(bones)
+    bones["b3"] = bone_entry((0.2, -0.1, 0.9), (0.45, 0.05, 1.05), 0.7, parent="root", rotation_mode="ZYX",
+                             bendy_bone={"segments": 3, "easein": 1.2, "easeout": 0.9, "rollout": 0.3, "curveoutx": 0.03})
+
+    def owner(name, targets, dq, current=False, influence=1.0, parent="root"):
+        h0 = bones[targets[0][0]]["head"]["default_position"]
+        t0 = bones[targets[0][0]]["tail"]["default_position"]
+        f = rng.uniform(-0.15, 1.15)
+        h = [round(h0[k] + f * (t0[k] - h0[k]) + rng.uniform(-0.08, 0.08), 4) for k in range(3)]
+        d = [round(x, 4) for x in (rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1), rng.uniform(0.05, 0.15))]
+        c = {"name": "Armature", "type": "ARMATURE",
+             "targets": [{"subtarget": n, "weight": w} for n, w in targets],
+             "use_deform_preserve_volume": dq, "use_bone_envelopes": False, "use_current_location": current}
+        if influence != 1.0:
+            c["influence"] = influence
+        owners.append((name, bone_entry(h, [h[k] + d[k] for k in range(3)], round(rng.uniform(-math.pi, math.pi), 4),
+                                        parent=parent, rotation_mode=rng.choice(EULER + ("QUATERNION",)),
+                                        constraints=[c])))
+
+    # Before its target in the file: the target and its handles must be evaluated first.
+    owner("early", [("bt", 1.0)], False)
+    k = 0
+    for target in ("bt", "bh", "bs", "bs2", "b3"):
+        for dq in (False, True):
+            for j in range(3):
+                owner(f"one_{target}_{'dq' if dq else 'lin'}{j}", [(target, round(rng.uniform(0.3, 1.0), 3))], dq,
+                      parent=("root", "pa", "h1")[k % 3])
+                k += 1
+    for first, second in (("bt", "pa"), ("bs", "bs2"), ("bh", "b3"), ("b3", "h1")):
+        for dq in (False, True):
+            for j in range(2):
+                w = round(rng.uniform(0.2, 0.8), 3)
+                owner(f"two_{first}_{second}_{'dq' if dq else 'lin'}{j}", [(first, w), (second, round(1.0 - w + 0.1 * j, 3))],
+                      dq, parent=("root", "pa", "h1")[k % 3])
+                k += 1
+    for dq in (False, True):
+        owner(f"current_{'dq' if dq else 'lin'}", [("bs", 1.0)], dq, current=True, parent="pa")
+        owner(f"influence_{'dq' if dq else 'lin'}", [("bh", 0.7), ("bt", 0.3)], dq, influence=0.6)
+    rig_bones = dict(owners[:1])
+    rig_bones.update(bones)
+    rig_bones.update(owners[1:])
     return {"bones": rig_bones, "collections": [], "is_subrig": False, "version": 110}
 
 
@@ -424,8 +488,14 @@ def main():
     for o in list(bpy.data.objects):
         bpy.data.objects.remove(o)
     golden = {"blender": bpy.app.version_string.split()[0]}
-    if args.synthetic or args.bbone_shape:
-        rig = synthetic_rig(rng)[0] if args.synthetic else bbone_shape_rig(rng)
+    generated = args.synthetic or args.bbone_shape or args.armature_bbone
+    if generated:
+        if args.synthetic:
+            rig = synthetic_rig(rng)[0]
+        elif args.bbone_shape:
+            rig = bbone_shape_rig(rng)
+        else:
+            rig = armature_bbone_rig(rng)
         bones = rig["bones"]
         rests = {n: (b["head"]["default_position"], b["tail"]["default_position"], b["roll"]) for n, b in bones.items()}
         golden["rig"] = rig
@@ -452,8 +522,8 @@ def main():
     ob.update_tag()
     golden["poses"] = [{"name": "rest", "channels": {}, "matrices": evaluated_matrices(ob, names)}]
     for p in range(args.poses):
-        ch = random_channels(rng, names, modes, args.max_angle, with_loc_scale=args.synthetic or args.bbone_shape or p % 2 == 1)
-        if args.bbone_shape:
+        ch = random_channels(rng, names, modes, args.max_angle, with_loc_scale=generated or p % 2 == 1)
+        if args.bbone_shape or args.armature_bbone:
             for n, b in bones.items():
                 if b.get("bendy_bone", {}).get("segments", 1) > 1:
                     ch[n]["bbone"] = random_bbone_channels(rng)
