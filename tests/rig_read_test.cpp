@@ -64,6 +64,37 @@ TEST(RigRead, Version100LayersBecomeCollections) {
   EXPECT_EQ(*rig->scale_factor, 0.10000000149011612);
 }
 
+// A v100 UI row beyond int64 (read as a float) or at its edge upgrades with the rows saturated,
+// not with an undefined conversion or overflow (found by fuzz_rig_json).
+TEST(RigRead, Version100RowsBeyondInt64Saturate) {
+  for (const char* row : {"14444444444444444444", "9223372036854775807", "-1e300"}) {
+    // Layer 0 "FK" at the row; layer 28 (Root) is placed 3 rows below the lowest other one.
+    std::string layers = std::string(R"([{"name": "FK", "row": )") + row + "}";
+    for (int i = 1; i < 28; ++i) layers += R"(, {"name": ""})";
+    layers += R"(, {"name": "Root", "row": 1}])";
+    std::string v100 = R"({"version": 100, "rigify_ui": {"rigify_layers": )" + layers + R"(}, "bones": )" + kLegacy + "}";
+    auto rig = parseRig(v100, "v100.json");
+    ASSERT_TRUE(rig.ok()) << rig.error().message;
+    const Json* cols = rig->header.find("rigify_ui")->find("collections");
+    ASSERT_NE(cols, nullptr);
+    const Json* fk_col = cols->find("FK");
+    const Json* root_col = cols->find("Root");
+    ASSERT_TRUE(fk_col && root_col) << writeJson(*cols, {.indent = -1});
+    const std::int64_t fk = fk_col->find("ui_row")->asInt();
+    const std::int64_t root = root_col->find("ui_row")->asInt();
+    if (row[0] == '-') {
+      EXPECT_EQ(fk, INT64_MIN);
+      EXPECT_EQ(root, 3);  // the rows' maximum starts at 0
+    } else {
+      EXPECT_EQ(fk, INT64_MAX) << row;
+      EXPECT_EQ(root, INT64_MAX) << row;
+    }
+  }
+  EXPECT_EQ(Json(1e19).asInt(), INT64_MAX);
+  EXPECT_EQ(Json(-1e19).asInt(), INT64_MIN);
+  EXPECT_EQ(Json(-2.9).asInt(), -2);
+}
+
 TEST(RigRead, HistoricRigifyRigUpgradesTo24Collections) {
   RIGFIT_REQUIRE_SHARED_DATA();
   auto rig = readRig(test::sharedData() + "/history/21ce365a/rigs/rigify/rig.human.json");

@@ -39,7 +39,9 @@ class Json {
   bool isObject() const { return type_ == Type::kObject; }
 
   bool asBool() const { return num_.b; }
-  std::int64_t asInt() const { return type_ == Type::kInt ? num_.i : static_cast<std::int64_t>(num_.d); }
+  /// A float is truncated toward zero and saturated to the int64 range (NaN: 0), so that any
+  /// number read from a file converts (1e19 is INT64_MAX).
+  std::int64_t asInt() const { return type_ == Type::kInt ? num_.i : saturatedInt(num_.d); }
   double asDouble() const { return type_ == Type::kInt ? static_cast<double>(num_.i) : num_.d; }
   const std::string& asString() const { return str_; }
 
@@ -64,6 +66,14 @@ class Json {
   friend bool operator==(const Json& a, const Json& b);
 
  private:
+  static std::int64_t saturatedInt(double d) {
+    constexpr double kLimit = 9223372036854775808.0;  // 2^63
+    if (!(d == d)) return 0;
+    if (d >= kLimit) return INT64_MAX;
+    if (d < -kLimit) return INT64_MIN;
+    return static_cast<std::int64_t>(d);
+  }
+
   Type type_ = Type::kNull;
   union {
     bool b;

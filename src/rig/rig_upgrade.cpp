@@ -125,7 +125,7 @@ void upgradeRigJson100To110(Json& doc) {
       std::int64_t max_row = 0;
       for (const auto& [n, c] : collections.members())
         if (n != "Root") max_row = std::max(max_row, c.find("ui_row")->asInt());
-      root->set("ui_row", max_row + 3);
+      root->set("ui_row", max_row > INT64_MAX - 3 ? INT64_MAX : max_row + 3);  // (a row near 2^63 saturates)
     }
     ui->set("collections", std::move(collections));
     ui->erase("layers");
