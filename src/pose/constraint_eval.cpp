@@ -42,6 +42,7 @@
 #include "pose/pose_internal.hpp"
 #include "rigfit/bbone.hpp"
 #include "rigfit/constraint.hpp"
+#include "skin/skinning_math.hpp"
 
 namespace rigfit {
 namespace {
@@ -241,105 +242,22 @@ Mat4 interpolate(const Mat4& a, const Mat4& b, double t) {
   return r;
 }
 
-// ---- Dual quaternions (ARMATURE with use_deform_preserve_volume) ------------------------------
-
-struct DualQuat {
-  Eigen::Vector4d quat = Eigen::Vector4d::Zero();   // w, x, y, z
-  Eigen::Vector4d trans = Eigen::Vector4d::Zero();
-  Mat4 scale = Mat4::Zero();
-  double scale_weight = 0.0;
-};
-
-bool isOrthonormal(const Mat3& m) {
-  for (int a = 0; a < 3; ++a)
-    for (int b = a + 1; b < 3; ++b)
-      if (std::abs(m.col(a).dot(m.col(b))) > 1e-5) return false;
-  for (int a = 0; a < 3; ++a)
-    if (std::abs(m.col(a).squaredNorm() - 1.0) > 1e-5) return false;
-  return true;
-}
-
-// orthogonalize_m4(m, 1): keeps the Y axis' direction, rebuilds Z then X perpendicular to it.
-void orthogonalizeY(Mat4& r) {
-  const Vec3 size = axisLengths(r);
-  Vec3 x = r.col(0).head<3>(), y, z;
-  detail::normalizeInto(y, r.col(1).head<3>());
-  if (y.dot(x) < 1.0) {
-    detail::normalizeInto(z, x.cross(y));
-    x = y.cross(z);
-  } else {
-    z = r.col(2).head<3>();
-    detail::normalizeInto(x, y.cross(z));
-    z = x.cross(y);
-  }
-  r.col(0).head<3>() = x * size[0];
-  r.col(1).head<3>() = y * size[1];
-  r.col(2).head<3>() = z * size[2];
-}
-
 Eigen::Vector4d wxyz(const Eigen::Quaterniond& q) { return {q.w(), q.x(), q.y(), q.z()}; }
 
-// mat4_to_dquat: `mat` (a deform matrix) split into rotation + translation and a scale part
-// measured in the bone's rest frame `basemat` (`base_inv`: its inverse).
-DualQuat toDualQuat(const Mat4& basemat, const Mat4& base_inv, const Mat4& mat) {
-  DualQuat dq;
-  const Mat4 base_rs = mat * basemat;
-  const Vec3 dscale = axisLengths(base_rs) - Vec3::Ones();
-  Mat4 r;
-  if (!isOrthonormal(linear(mat)) || mat.determinant() < 0.0 || dscale.squaredNorm() > 1e-8) {
-    Mat4 tmp = base_rs;
-    orthogonalizeY(tmp);
-    const Eigen::Quaterniond base_quat = matrixToQuat(linear(tmp));
-    Mat4 base_r = Mat4::Identity();
-    base_r.topLeftCorner<3, 3>() = base_quat.toRotationMatrix();
-    base_r.topRightCorner<3, 1>() = base_rs.topRightCorner<3, 1>();
-    r = base_r * base_inv;
-    const Mat4 s = base_r.inverse() * base_rs;
-    dq.scale = basemat * s * base_inv;
-    dq.scale_weight = 1.0;
-  } else {
-    r = mat;
-  }
-  const Eigen::Vector4d q = wxyz(matrixToQuat(linear(r)));
-  dq.quat = q;
-  const Vec3 t = r.topRightCorner<3, 1>();
-  dq.trans[0] = -0.5 * (t[0] * q[1] + t[1] * q[2] + t[2] * q[3]);
-  dq.trans[1] = 0.5 * (t[0] * q[0] + t[1] * q[3] - t[2] * q[2]);
-  dq.trans[2] = 0.5 * (-t[0] * q[3] + t[1] * q[0] + t[2] * q[1]);
-  dq.trans[3] = 0.5 * (t[0] * q[2] - t[1] * q[1] + t[2] * q[0]);
-  return dq;
+// ARMATURE with use_deform_preserve_volume blends dual quaternions as the armature modifier does
+// (mat4_to_dquat, add_weighted_dq_dq, normalize_dq): the skinning's own functions.
+void addDualQuat(detail::DualQuatBlend<double>& blend, const Mat4& rest, const Mat4& deform, double weight) {
+  double record[detail::kSkinningDualQuatFloats];
+  detail::packDualQuat(detail::skinningDualQuat(rest, deform), record);
+  blend.add(record, weight);
 }
 
-void addWeighted(DualQuat& sum, const DualQuat& dq, double weight) {
-  const bool flipped = dq.quat.dot(sum.quat) < 0.0;
-  const double w = flipped ? -weight : weight;
-  sum.quat += w * dq.quat;
-  sum.trans += w * dq.trans;
-  if (dq.scale_weight != 0.0) {
-    sum.scale += dq.scale * weight;
-    sum.scale_weight += weight;
-  }
-}
-
-Mat4 dualQuatMatrix(DualQuat dq, double total) {
-  const double inv_total = 1.0 / total;
-  dq.quat *= inv_total;
-  dq.trans *= inv_total;
-  if (dq.scale_weight != 0.0) {
-    const double add = total - dq.scale_weight;
-    if (add != 0.0) dq.scale.diagonal() += Eigen::Vector4d::Constant(add);
-    dq.scale *= inv_total;
-  }
-  double len = dq.quat.norm();
-  if (len != 0.0) len = 1.0 / len;
-  const Eigen::Vector4d q0 = dq.quat * len;
+Mat4 dualQuatMatrix(detail::DualQuatBlend<double>& blend, double total) {
+  double m[12];
+  blend.toMatrix(total, m);
   Mat4 r = Mat4::Identity();
-  r.topLeftCorner<3, 3>() = Eigen::Quaterniond(q0[0], q0[1], q0[2], q0[3]).toRotationMatrix();
-  const Eigen::Vector4d& t = dq.trans;
-  r(0, 3) = 2.0 * (-t[0] * q0[1] + t[1] * q0[0] - t[2] * q0[3] + t[3] * q0[2]) * len;
-  r(1, 3) = 2.0 * (-t[0] * q0[2] + t[1] * q0[3] + t[2] * q0[0] - t[3] * q0[1]) * len;
-  r(2, 3) = 2.0 * (-t[0] * q0[3] - t[1] * q0[2] + t[2] * q0[1] + t[3] * q0[0]) * len;
-  if (dq.scale_weight != 0.0) r = r * dq.scale;
+  for (int row = 0; row < 3; ++row)
+    for (int col = 0; col < 4; ++col) r(row, col) = m[4 * row + col];
   return r;
 }
 
@@ -560,7 +478,7 @@ class Evaluator {
   // dual quaternions each joint is measured against its own rest frame, orthonormalised.
   void armature(std::size_t i, const Constraint& c, Mat4& m) {
     Mat4 sum = Mat4::Zero();
-    DualQuat dq;
+    detail::DualQuatBlend<double> dq;
     double total = 0.0;
     const Vec3 point = c.use_current_location ? Vec3(m.topRightCorner<3, 1>()) : Vec3(s_.rest[i].topRightCorner<3, 1>());
     for (const ConstraintTarget& t : c.targets) {
@@ -578,15 +496,14 @@ class Evaluator {
           if (c.use_deform_preserve_volume) {
             Mat4 base = bbone_.joint_rest[split.joint + k];
             detail::orthogonalizeStableY(base, true);
-            addWeighted(dq, toDualQuat(base, base.inverse(), deform), w);
+            addDualQuat(dq, base, deform, w);
           } else {
             sum += w * deform;
           }
         }
       } else {
-        const Mat4 rest_inv = s_.rest[b].inverse();
-        const Mat4 deform = out_[b] * rest_inv;
-        if (c.use_deform_preserve_volume) addWeighted(dq, toDualQuat(s_.rest[b], rest_inv, deform), t.weight);
+        const Mat4 deform = out_[b] * s_.rest[b].inverse();
+        if (c.use_deform_preserve_volume) addDualQuat(dq, s_.rest[b], deform, t.weight);
         else sum += t.weight * deform;
       }
       total += t.weight;
