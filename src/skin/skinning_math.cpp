@@ -7,6 +7,8 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include "pose/pose_internal.hpp"
+
 namespace rigfit::detail {
 
 namespace {
@@ -48,70 +50,10 @@ void orthogonalizeY(Eigen::Matrix4d& r) {
   r.col(2).head<3>() = c2 * size.z();
 }
 
-// mat3_normalized_to_quat_fast (Blender 3.4): (w, x, y, z) with w >= 0. m(c, r) is Blender's
-// mat[c][r] (column c, row r).
-Eigen::Vector4d normalizedMat3ToQuat(const Eigen::Matrix3d& mm) {
-  auto m = [&](int c, int r) { return mm(r, c); };
-  Eigen::Vector4d q;
-  if (m(2, 2) < 0.0) {
-    if (m(0, 0) > m(1, 1)) {
-      const double trace = 1.0 + m(0, 0) - m(1, 1) - m(2, 2);
-      double s = 2.0 * std::sqrt(trace);
-      if (m(1, 2) < m(2, 1)) s = -s;
-      q[1] = 0.25 * s;
-      s = 1.0 / s;
-      q[0] = (m(1, 2) - m(2, 1)) * s;
-      q[2] = (m(0, 1) + m(1, 0)) * s;
-      q[3] = (m(2, 0) + m(0, 2)) * s;
-    } else {
-      const double trace = 1.0 - m(0, 0) + m(1, 1) - m(2, 2);
-      double s = 2.0 * std::sqrt(trace);
-      if (m(2, 0) < m(0, 2)) s = -s;
-      q[2] = 0.25 * s;
-      s = 1.0 / s;
-      q[0] = (m(2, 0) - m(0, 2)) * s;
-      q[1] = (m(0, 1) + m(1, 0)) * s;
-      q[3] = (m(1, 2) + m(2, 1)) * s;
-    }
-  } else {
-    if (m(0, 0) < -m(1, 1)) {
-      const double trace = 1.0 - m(0, 0) - m(1, 1) + m(2, 2);
-      double s = 2.0 * std::sqrt(trace);
-      if (m(0, 1) < m(1, 0)) s = -s;
-      q[3] = 0.25 * s;
-      s = 1.0 / s;
-      q[0] = (m(0, 1) - m(1, 0)) * s;
-      q[1] = (m(2, 0) + m(0, 2)) * s;
-      q[2] = (m(1, 2) + m(2, 1)) * s;
-    } else {
-      const double trace = 1.0 + m(0, 0) + m(1, 1) + m(2, 2);
-      double s = 2.0 * std::sqrt(trace);
-      q[0] = 0.25 * s;
-      s = 1.0 / s;
-      q[1] = (m(1, 2) - m(2, 1)) * s;
-      q[2] = (m(2, 0) - m(0, 2)) * s;
-      q[3] = (m(0, 1) - m(1, 0)) * s;
-    }
-  }
-  const double len = q.norm();
-  if (len != 0.0 && std::isfinite(len)) q /= len;
-  return q;
-}
-
-// mat4_to_quat: normalise the columns of the 3x3, flip a negative matrix, convert.
+// mat4_to_quat: Blender's mat3_to_quat of the 3x3 part (pose/rotation.cpp), as (w, x, y, z).
 Eigen::Vector4d mat4ToQuat(const Eigen::Matrix4d& m4) {
-  Eigen::Matrix3d m = m4.topLeftCorner<3, 3>();
-  for (int c = 0; c < 3; ++c) {
-    const double n = m.col(c).norm();
-    if (n != 0.0) m.col(c) /= n;
-  }
-  const double det = m.determinant();
-  if (!std::isfinite(det)) {
-    m.setIdentity();
-  } else if (det < 0.0) {
-    m = -m;
-  }
-  return normalizedMat3ToQuat(m);
+  const Eigen::Quaterniond q = matrixToQuat(m4.topLeftCorner<3, 3>());
+  return {q.w(), q.x(), q.y(), q.z()};
 }
 
 Eigen::Matrix4d quatToMat4(const Eigen::Vector4d& q) {
