@@ -364,16 +364,32 @@ TEST(ConstraintEval, BBoneShapeCopyLocationTakesThePointOnTheCurve) {
   EXPECT_TRUE((m[own].topLeftCorner<3, 3>().isApprox(s->rest[own].topLeftCorner<3, 3>(), 1e-12)));
 }
 
+
+// A bendy bone "bb" from (0, 0, 0) to (0, 0.3, 0) of `segments` segments and its connected child
+// "kid", the curve's end handle.
+void addBendyWithHandle(Json& bones, int segments) {
+  Json bb = boneJson({0, 0, 0}, {0, 0.3, 0}, 0.0, "");
+  bb.set("bendy_bone", parse(R"({"segments": )" + std::to_string(segments) + "}"));
+  bones.set("bb", std::move(bb));
+  bones.set("kid", boneJson({0, 0.3, 0}, {0.2, 0.5, 0}, 0.0, "bb", Json(), true));
+}
+
+// `pose` with the handle `kid` turned 1.2 rad about Z (bending the curve), evaluated.
+std::vector<Eigen::Matrix4d> poseHandleTurned(const Skeleton& s, std::size_t kid, Pose& pose) {
+  pose.bones[kid].rotation_mode = RotationMode::kXYZ;
+  pose.bones[kid].euler = {0.0, 0.0, 1.2};
+  std::vector<Eigen::Matrix4d> m(s.size());
+  poseMatrices(s, pose, m);
+  return m;
+}
+
 TEST(ConstraintEval, BBoneShapeWaitsForTheCurvesHandlesAndTheOwnerCannotBeOne) {
   // "own" comes first and follows the curve of "bb", whose end handle is its connected child "kid".
   Json bones = Json::object();
   bones.set("own", boneJson({0.5, 0, 0}, {0.5, 0.3, 0}, 0.0, "",
                             parse(R"([{"type": "COPY_LOCATION", "target": true, "subtarget": "bb", "use_bbone_shape": true,
                                        "head_tail": 0.5}])")));
-  Json bb = boneJson({0, 0, 0}, {0, 0.3, 0}, 0.0, "");
-  bb.set("bendy_bone", parse(R"({"segments": 6})"));
-  bones.set("bb", std::move(bb));
-  bones.set("kid", boneJson({0, 0.3, 0}, {0.2, 0.5, 0}, 0.0, "bb", Json(), true));
+  addBendyWithHandle(bones, 6);
   auto s = fitDefault(rigJson(bones));
   ASSERT_TRUE(s.ok()) << s.error().message;
   const auto own = static_cast<std::size_t>(s->find("own")), bbi = static_cast<std::size_t>(s->find("bb")),
@@ -382,10 +398,7 @@ TEST(ConstraintEval, BBoneShapeWaitsForTheCurvesHandlesAndTheOwnerCannotBeOne) {
   EXPECT_EQ(s->eval_order.back(), own);
   // Turning the handle bends the curve, and the owner follows the bent curve.
   Pose pose = Pose::rest(*s);
-  pose.bones[kid].rotation_mode = RotationMode::kXYZ;
-  pose.bones[kid].euler = {0.0, 0.0, 1.2};
-  std::vector<Eigen::Matrix4d> m(s->size());
-  poseMatrices(*s, pose, m);
+  const std::vector<Eigen::Matrix4d> m = poseHandleTurned(*s, kid, pose);
   std::vector<Eigen::Matrix4d> joints(7);
   bboneJointMatrices(*s, pose, m, bbi, false, joints);
   const Eigen::Vector3d expected = (m[bbi] * joints[3].col(3)).head<3>();
@@ -460,10 +473,7 @@ TEST(ConstraintEval, ArmatureOnABendyTargetWaitsForItsHandles) {
                             parse(R"([{"type": "ARMATURE", "targets": [{"subtarget": "root", "weight": 0.5},
                                                                         {"subtarget": "bb", "weight": 0.5}]}])")));
   bones.set("root", boneJson({0.5, 0, 0}, {0.5, 0.3, 0}, 0.0, ""));
-  Json bb = boneJson({0, 0, 0}, {0, 0.3, 0}, 0.0, "");
-  bb.set("bendy_bone", parse(R"({"segments": 3})"));
-  bones.set("bb", std::move(bb));
-  bones.set("kid", boneJson({0, 0.3, 0}, {0.2, 0.5, 0}, 0.0, "bb", Json(), true));
+  addBendyWithHandle(bones, 3);
   auto s = fitDefault(rigJson(bones));
   ASSERT_TRUE(s.ok()) << s.error().message;
   const auto own = static_cast<std::size_t>(s->find("own")), kid = static_cast<std::size_t>(s->find("kid"));
@@ -471,10 +481,7 @@ TEST(ConstraintEval, ArmatureOnABendyTargetWaitsForItsHandles) {
   EXPECT_EQ(s->eval_order.back(), own);
   // Turning the handle bends the curve, which moves the owner.
   Pose pose = Pose::rest(*s);
-  pose.bones[kid].rotation_mode = RotationMode::kXYZ;
-  pose.bones[kid].euler = {0.0, 0.0, 1.2};
-  std::vector<Eigen::Matrix4d> m(s->size());
-  poseMatrices(*s, pose, m);
+  const std::vector<Eigen::Matrix4d> m = poseHandleTurned(*s, kid, pose);
   EXPECT_GT((m[own].topRightCorner<3, 1>() - s->rest[own].topRightCorner<3, 1>()).norm(), 0.001);
 
   // The handle itself deformed by the bone it shapes: an error (Blender: a dependency cycle).
@@ -599,32 +606,23 @@ std::pair<double, double> compareGolden(const Json& golden, const Skeleton& s, c
   return {worst, worst_constrained};
 }
 
-TEST(ConstraintGolden, SyntheticArmaturesMatchBlender) {
-  auto golden = readJsonFile(test::sourceDir() + "/tests/golden/constraints/synthetic.json");
+// A golden of tests/golden/constraints/ (its rig fitted to the default body) against Blender:
+// every bone with a constraint within `limit` (Blender computes in float32).
+void expectGoldenWithin(const std::string& file, const std::string& what, double limit) {
+  auto golden = readJsonFile(test::sourceDir() + "/tests/golden/constraints/" + file);
   ASSERT_TRUE(golden.ok()) << golden.error().message;
-  auto s = fitDefault(*golden->find("rig"), "synthetic.json");
+  auto s = fitDefault(*golden->find("rig"), file);
   ASSERT_TRUE(s.ok()) << s.error().message;
-  // Blender computes in float32: its own rounding, a few 1e-6 here.
-  const auto [all, constrained] = compareGolden(*golden, *s, "synthetic", 1e-5);
-  EXPECT_LT(constrained, 1e-5);
+  const auto [all, constrained] = compareGolden(*golden, *s, what, limit);
+  EXPECT_LT(constrained, limit);
 }
 
-TEST(ConstraintGolden, BBoneShapeFollowsBlendersCurves) {
-  auto golden = readJsonFile(test::sourceDir() + "/tests/golden/constraints/bbone_shape.json");
-  ASSERT_TRUE(golden.ok()) << golden.error().message;
-  auto s = fitDefault(*golden->find("rig"), "bbone_shape.json");
-  ASSERT_TRUE(s.ok()) << s.error().message;
-  const auto [all, constrained] = compareGolden(*golden, *s, "bbone shape", 5e-5);
-  EXPECT_LT(constrained, 5e-5);
-}
+TEST(ConstraintGolden, SyntheticArmaturesMatchBlender) { expectGoldenWithin("synthetic.json", "synthetic", 1e-5); }
+
+TEST(ConstraintGolden, BBoneShapeFollowsBlendersCurves) { expectGoldenWithin("bbone_shape.json", "bbone shape", 5e-5); }
 
 TEST(ConstraintGolden, ArmatureOnBendyTargetsFollowsBlendersSegments) {
-  auto golden = readJsonFile(test::sourceDir() + "/tests/golden/constraints/armature_bbone.json");
-  ASSERT_TRUE(golden.ok()) << golden.error().message;
-  auto s = fitDefault(*golden->find("rig"), "armature_bbone.json");
-  ASSERT_TRUE(s.ok()) << s.error().message;
-  const auto [all, constrained] = compareGolden(*golden, *s, "armature bbone", 5e-5);
-  EXPECT_LT(constrained, 5e-5);
+  expectGoldenWithin("armature_bbone.json", "armature bbone", 5e-5);
 }
 
 TEST(ConstraintGolden, RigifyHumanMatchesBlender) {
