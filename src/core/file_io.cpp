@@ -100,16 +100,18 @@ constexpr std::size_t kMapBytes = std::size_t{256} << 10;
 
 // Maps `size` bytes of `fd` followed by at least FileText::kPadding zero bytes: an anonymous
 // read-only reservation (zero pages) with the file mapped over its start. Bytes past the end of
-// the file in its last page read as zero too. nullptr when the system will not map it.
+// the file in its last page read as zero too. nullptr (and `mapped` untouched) when the system
+// will not map it.
 char* mapPadded(int fd, std::size_t size, std::size_t& mapped) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  mapped = (size + FileText::kPadding + page - 1) / page * page;
-  void* base = ::mmap(nullptr, mapped, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const std::size_t length = (size + FileText::kPadding + page - 1) / page * page;
+  void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) return nullptr;
   if (::mmap(base, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0) == MAP_FAILED) {
-    ::munmap(base, mapped);
+    ::munmap(base, length);
     return nullptr;
   }
+  mapped = length;
   return static_cast<char*>(base);
 }
 
