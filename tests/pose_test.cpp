@@ -466,11 +466,12 @@ TEST(PoseShipped, RestPoseReproducesEveryRigsRestMatrices) {
   }
 }
 
-// Exactness. The Euler matrices and the pose matrices of fully inheriting bones are computed
-// with the floating-point operations, in the order, of the generic Eigen products they replaced;
-// on the baseline x86-64 build (SSE2 packets, no FMA) they equal those bit for bit, signed zeros
-// included, so outputs written with every digit do not change. Elsewhere Eigen's own products
-// round differently and only the tolerances above apply.
+// Exactness. The pose matrices of fully inheriting bones are computed with the floating-point
+// operations, in the order, of the generic Eigen products they replaced; on the baseline x86-64
+// build (SSE2 packets, no FMA) they equal those bit for bit, signed zeros included, so outputs
+// written with every digit do not change. Elsewhere Eigen's own products round differently and
+// only the tolerances above apply. (Euler matrices follow Blender's closed form instead:
+// PoseGolden.EulerMatricesEqualBlendersInFloat.)
 #if defined(__x86_64__) && !defined(__FMA__) && !defined(__AVX__)
 bool sameBits(const double* a, const double* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(double)) == 0; }
 
@@ -501,14 +502,19 @@ Matrix3d composedEuler(RotationMode mode, const Vector3d& e) {
   return r;
 }
 
-TEST(PoseExactness, EulerMatricesEqualComposedAxisRotationsBitForBit) {
+// The closed form (Blender's eulO_to_mat3) against the three axis rotations composed: the same
+// matrix to rounding, in every order (parity orders included).
+TEST(PoseExactness, EulerMatricesEqualComposedAxisRotations) {
   std::mt19937 rng(11);
+  double worst = 0.0;
   for (int k = 0; k < 20000; ++k) {
     const auto mode = static_cast<RotationMode>(1 + k % 6);
     const Vector3d e(someAngle(rng), someAngle(rng), someAngle(rng));
     const Matrix3d got = rotationMatrix(euler(mode, e.x(), e.y(), e.z())), want = composedEuler(mode, e);
-    ASSERT_TRUE(sameBits(got.data(), want.data(), 9)) << rotationModeName(mode) << " " << e.transpose() << "\n" << got << "\n" << want;
+    worst = std::max(worst, maxAbs(got - want));
+    ASSERT_LE(maxAbs(got - want), 1e-15) << rotationModeName(mode) << " " << e.transpose() << "\n" << got << "\n" << want;
   }
+  EXPECT_GT(worst, 0.0);  // the two forms round differently: this is not the same code
 }
 
 TEST(PoseExactness, PoseMatricesEqualGenericProductsBitForBit) {
@@ -906,6 +912,40 @@ void applyScales(const Json& file, const Skeleton& s, Pose& p) {
     ASSERT_LT(i, s.size()) << name;
     for (int k = 0; k < 3; ++k) p.bones[i].scale[k] = v.items()[static_cast<std::size_t>(k)].asDouble();
   }
+}
+
+// Blender 3.4's Euler matrices (mathutils Euler.to_matrix, the eulO_to_mat3 of pose channels) for
+// float32 angles in every order: rigfit's double matrix rounds to Blender's float32 entries
+// exactly, signed zeros included (tools/blender/euler_reference.py).
+TEST(PoseGolden, EulerMatricesEqualBlendersInFloat) {
+  const Json golden = readJson(test::sourceDir() + "/tests/golden/pose/euler_matrices.json");
+  const Json* cases = golden.find("cases");
+  ASSERT_TRUE(cases && cases->isArray());
+  ASSERT_EQ(cases->size(), 1200u);
+  const std::pair<const char*, RotationMode> orders[] = {{"XYZ", RotationMode::kXYZ}, {"XZY", RotationMode::kXZY},
+                                                         {"YXZ", RotationMode::kYXZ}, {"YZX", RotationMode::kYZX},
+                                                         {"ZXY", RotationMode::kZXY}, {"ZYX", RotationMode::kZYX}};
+  std::size_t signed_zeros = 0;
+  for (const Json& c : cases->items()) {
+    const std::string& name = c.items()[0].asString();
+    RotationMode mode = RotationMode::kQuaternion;
+    for (const auto& [n, m] : orders)
+      if (name == n) mode = m;
+    ASSERT_NE(mode, RotationMode::kQuaternion) << name;
+    const auto& a = c.items()[1].items();
+    const auto& want = c.items()[2].items();
+    const Matrix3d got = rotationMatrix(euler(mode, a[0].asDouble(), a[1].asDouble(), a[2].asDouble()));
+    for (int r = 0; r < 3; ++r) {
+      for (int col = 0; col < 3; ++col) {
+        const float g = static_cast<float>(got(r, col));
+        const float w = static_cast<float>(want[static_cast<std::size_t>(3 * r + col)].asDouble());
+        if (w == 0.0f) ++signed_zeros;
+        ASSERT_EQ(std::memcmp(&g, &w, sizeof g), 0) << name << " " << a[0].asDouble() << " " << a[1].asDouble() << " "
+                                                    << a[2].asDouble() << " entry " << r << "," << col << ": " << g << " vs " << w;
+      }
+    }
+  }
+  EXPECT_GT(signed_zeros, 500u);  // the zero angles' entries, whose signs are compared too
 }
 
 TEST(PoseGolden, PoseMatricesMatchBlender) {

@@ -62,6 +62,22 @@ Mat3 linear(const Mat4& m) {
   return r;
 }
 
+// The inverse of an affine matrix (last row 0 0 0 1, as every bone matrix is): its 3x3 part
+// inverted and the translation taken back through it.
+// (The inverse's rows are the cross products of the columns over the determinant.)
+Mat4 affineInverse(const Mat4& m) {
+  const Vec3 c0 = m.col(0).head<3>(), c1 = m.col(1).head<3>(), c2 = m.col(2).head<3>();
+  const Vec3 r0 = c1.cross(c2), r1 = c2.cross(c0), r2 = c0.cross(c1);
+  const double inv_det = 1.0 / c0.dot(r0);
+  Mat4 r;
+  r.row(0) << (r0 * inv_det).transpose(), 0.0;
+  r.row(1) << (r1 * inv_det).transpose(), 0.0;
+  r.row(2) << (r2 * inv_det).transpose(), 0.0;
+  r.row(3) << 0.0, 0.0, 0.0, 1.0;
+  r.topRightCorner<3, 1>() = -(r.topLeftCorner<3, 3>() * m.topRightCorner<3, 1>());
+  return r;
+}
+
 RotationMode eulerMode(EulerOrder order, RotationMode owner) {
   return order == EulerOrder::kAuto ? owner : static_cast<RotationMode>(static_cast<int>(order));
 }
@@ -82,26 +98,10 @@ Mat3 eulerToMatrix(const Vec3& euler, RotationMode order) {
   return m;
 }
 
-// First, second and third axis of an Euler order, and whether the order is an odd permutation.
-struct OrderAxes {
-  int i, j, k;
-  bool parity;
-};
-OrderAxes orderAxes(RotationMode order) {
-  switch (order) {
-    case RotationMode::kXZY: return {0, 2, 1, true};
-    case RotationMode::kYXZ: return {1, 0, 2, true};
-    case RotationMode::kYZX: return {1, 2, 0, false};
-    case RotationMode::kZXY: return {2, 0, 1, false};
-    case RotationMode::kZYX: return {2, 1, 0, true};
-    default: return {0, 1, 2, false};
-  }
-}
-
 // The two Euler triples of a rotation matrix with unit columns (Blender's mat3_normalized_to_eulo2);
 // only the first when `e2` is null.
 void matrixToEulerPair(const Mat3& m, RotationMode order, Vec3& e1, Vec3* e2) {
-  const auto [i, j, k, parity] = orderAxes(order);
+  const auto [i, j, k, parity] = detail::eulerAxes(order);
   const double cy = std::hypot(m(i, i), m(j, i));
   if (cy > 16.0 * FLT_EPSILON) {
     e1[i] = std::atan2(m(k, j), m(k, k));
@@ -200,12 +200,51 @@ Mat4 locRotSize(const Vec3& loc, const Mat3& rot, const Vec3& size) {
 
 Vec3 axisLengths(const Mat4& m) { return {m.col(0).head<3>().norm(), m.col(1).head<3>().norm(), m.col(2).head<3>().norm()}; }
 
+// The orthogonal factor U of A = U P by Higham's Newton iteration X <- (g X + (g X)^-T) / 2,
+// scaled by g = |det X|^(-1/3) until the steps are small, then unscaled: it converges
+// quadratically for any non-singular matrix (bone matrices: a handful of steps). False when A is
+// (nearly) singular or the iteration does not settle; U is then not unique.
+bool newtonPolar(const Mat3& a, Mat3& u) {
+  const double norm = a.norm();
+  if (!(norm > 0.0) || !std::isfinite(norm)) return false;
+  const double cube = norm * norm * norm;
+  Mat3 x = a;
+  bool scaled = true, last = false;
+  for (int step = 0; step < 32; ++step) {
+    Mat3 cof;  // X^-T = cofactor(X) / det X
+    cof.col(0) = x.col(1).cross(x.col(2));
+    cof.col(1) = x.col(2).cross(x.col(0));
+    cof.col(2) = x.col(0).cross(x.col(1));
+    const double det = x.col(0).dot(cof.col(0));
+    if (!(std::abs(det) > 1e-12 * cube)) return false;
+    // (A determinant this near 1 gains nothing from scaling.)
+    const double g = scaled && std::abs(std::abs(det) - 1.0) > 1e-3 ? std::cbrt(1.0 / std::abs(det)) : 1.0;
+    const Mat3 next = (g * x + cof / (g * det)) * 0.5;
+    const double change = (next - x).norm();
+    x = next;
+    if (last) {
+      u = x;
+      return true;
+    }
+    if (change < 1e-2) scaled = false;
+    last = change < 1e-9;  // the next step squares the error: it is the last
+  }
+  return false;
+}
+
 // interp_m3_m3m3 / interp_m4_m4m4: polar decomposition A = U P of both, U slerped, P and the
-// location interpolated linearly.
+// location interpolated linearly. Blender decomposes by SVD (U = W V*, P = V S V*); the Newton
+// iteration gives the same factors of a non-singular matrix faster, and a singular one, whose U
+// only the SVD's choice defines, takes the SVD.
 void polar(const Mat3& a, Mat3& u, Mat3& p) {
-  Eigen::JacobiSVD<Mat3> svd(a, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  u = svd.matrixU() * svd.matrixV().transpose();
-  p = svd.matrixV() * svd.singularValues().asDiagonal() * svd.matrixV().transpose();
+  if (newtonPolar(a, u)) {
+    p = u.transpose() * a;
+    p = (p + p.transpose()) * 0.5;
+  } else {
+    Eigen::JacobiSVD<Mat3> svd(a, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    u = svd.matrixU() * svd.matrixV().transpose();
+    p = svd.matrixV() * svd.singularValues().asDiagonal() * svd.matrixV().transpose();
+  }
   if (u.determinant() < 0.0) {
     u = -u;
     p = -p;
@@ -270,8 +309,10 @@ class Evaluator {
   Evaluator(const Skeleton& s, const Pose& pose, std::span<Mat4> out, std::vector<std::vector<Constraint>>* capture)
       : s_(s), pose_(pose), out_(out), capture_(capture) {}
 
-  // Bone i's stack on its pose matrix out[i] (one Evaluator per bone: what it keeps is per stack).
+  // Bone i's stack on its pose matrix out[i]. (One Evaluator serves a pass: the parent transforms
+  // it keeps come from final poses, while its target matrix depends on the owner.)
   void bone(std::size_t i) {
+    target_.bone = -1;
     Mat4 m = out_[i];
     const Vec3 head = m.topRightCorner<3, 1>();
     const auto& stack = s_.constraints[i];
@@ -285,8 +326,8 @@ class Evaluator {
   // ---- Spaces: BKE_constraint_mat_convertspace with `bone` as the pose channel, `owner` as the
   // constraint's owner (cob->pchan).
 
-  // A bone's parent transform (LOCAL -> POSE) and its inverse, kept while the owner's stack is
-  // solved: the poses they come from (the owner's parent, its targets' parents) are final by then.
+  // A bone's parent transform (LOCAL -> POSE) and its inverse, kept for the pass: the poses they
+  // come from (an owner's parent, a target's parent) are final when they are first needed.
   static constexpr std::size_t kNoBone = SIZE_MAX;
   struct Space {
     std::size_t bone = kNoBone;
@@ -307,8 +348,8 @@ class Evaluator {
     Space& sp = space(bone);
     if (!sp.has_inverse) {
       detail::ParentTransform& inv = sp.inverse;
-      inv.rotscale = sp.t.rotscale.inverse();
-      inv.loc = sp.t.loc_is_rotscale ? inv.rotscale : Mat4(sp.t.loc.inverse());
+      inv.rotscale = affineInverse(sp.t.rotscale);
+      inv.loc = sp.t.loc_is_rotscale ? inv.rotscale : affineInverse(sp.t.loc);
       inv.loc_is_rotscale = sp.t.loc_is_rotscale;
       for (int a = 0; a < 3; ++a) inv.post_scale[a] = sp.t.post_scale[a] != 0.0 ? 1.0 / sp.t.post_scale[a] : 0.0;
       sp.has_inverse = true;
@@ -318,40 +359,40 @@ class Evaluator {
   Mat4 localToPose(std::size_t bone, const Mat4& m) { return detail::applyParentTransform(space(bone).t, m); }
   // The rotation from the bone's rest frame to the owner's (LOCAL <-> LOCAL_OWNER_ORIENT).
   Mat4 ownerOrient(std::size_t bone, std::size_t owner) const {
-    Mat4 d = s_.rest[owner].inverse() * s_.rest[bone];
+    Mat4 d = affineInverse(s_.rest[owner]) * s_.rest[bone];
     d.topRightCorner<3, 1>().setZero();
     return d;
   }
 
-  Mat4 toPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace from) {
+  // `m` from space `from` into POSE space, in place.
+  void toPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4& m, ConstraintSpace from) {
     switch (from) {
       case ConstraintSpace::kWorld:
-      case ConstraintSpace::kPose: return m;
-      case ConstraintSpace::kCustom: return custom * m;
-      case ConstraintSpace::kLocalWithParent: return s_.rest[bone] * m;
+      case ConstraintSpace::kPose: return;
+      case ConstraintSpace::kCustom: m = custom * m; return;
+      case ConstraintSpace::kLocalWithParent: m = s_.rest[bone] * m; return;
       case ConstraintSpace::kLocalOwnerOrient: {
         const Mat4 d = ownerOrient(bone, owner);
-        m = d.inverse() * m * d;
-        return localToPose(bone, m);
+        m = localToPose(bone, affineInverse(d) * m * d);
+        return;
       }
-      case ConstraintSpace::kLocal: return localToPose(bone, m);
+      case ConstraintSpace::kLocal: m = localToPose(bone, m); return;
     }
-    return m;
   }
-  Mat4 fromPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4 m, ConstraintSpace to) {
+  // `m` from POSE space into space `to`, in place.
+  void fromPose(std::size_t bone, std::size_t owner, const Mat4& custom, Mat4& m, ConstraintSpace to) {
     switch (to) {
       case ConstraintSpace::kWorld:
-      case ConstraintSpace::kPose: return m;
-      case ConstraintSpace::kCustom: return custom.inverse() * m;
-      case ConstraintSpace::kLocalWithParent: return s_.rest[bone].inverse() * m;
+      case ConstraintSpace::kPose: return;
+      case ConstraintSpace::kCustom: m = affineInverse(custom) * m; return;
+      case ConstraintSpace::kLocalWithParent: m = affineInverse(s_.rest[bone]) * m; return;
       case ConstraintSpace::kLocalOwnerOrient: {
-        m = poseToLocal(bone, m);
         const Mat4 d = ownerOrient(bone, owner);
-        return d * m * d.inverse();
+        m = d * poseToLocal(bone, m) * affineInverse(d);
+        return;
       }
-      case ConstraintSpace::kLocal: return poseToLocal(bone, m);
+      case ConstraintSpace::kLocal: m = poseToLocal(bone, m); return;
     }
-    return m;
   }
 
   // The last target matrix, with what it was made from and the rotation channels read from it
@@ -422,7 +463,8 @@ class Evaluator {
       const Vec3 tail = head + m.col(1).head<3>() * s_.lengths[t];
       m.topRightCorner<3, 1>() = head + (tail - head) * c.head_tail;
     }
-    return fromPose(t, owner, custom, m, c.target_space);
+    fromPose(t, owner, custom, m, c.target_space);
+    return m;
   }
 
   static bool valid(const ConstraintTarget& t) { return t.has_target && (!t.parent_reference || t.main_bone >= 0); }
@@ -436,18 +478,18 @@ class Evaluator {
     if (!limit && c.type != ConstraintType::kArmature && (c.targets.empty() || !valid(c.targets[0]))) return;
     for (const ConstraintTarget& t : c.targets)
       if (t.has_target && !t.subtarget.empty() && boneOf(t) < 0 && !t.parent_reference) return;  // bone removed: invalid
-    Mat4 custom = Mat4::Identity();
-    if (c.owner_space == ConstraintSpace::kCustom || c.target_space == ConstraintSpace::kCustom) {
-      if (!c.space.has_target) return;  // CUSTOM space without its object: Blender disables the constraint
-      if (c.space.bone >= 0) custom = out_[static_cast<std::size_t>(c.space.bone)];
-    }
-    const Mat4 old = m;
-    m = fromPose(i, i, custom, m, c.owner_space);
+    const bool custom_space = c.owner_space == ConstraintSpace::kCustom || c.target_space == ConstraintSpace::kCustom;
+    if (custom_space && !c.space.has_target) return;  // CUSTOM space without its object: Blender disables the constraint
+    const Mat4& custom = custom_space && c.space.bone >= 0 ? out_[static_cast<std::size_t>(c.space.bone)] : identity_;
+    const bool blend = static_cast<float>(c.influence) < 1.0f;
+    Mat4 old;
+    if (blend) old = m;
+    fromPose(i, i, custom, m, c.owner_space);
     evaluate(i, k, c, custom, m);
     // Blender marks a bone's CHILD_OF "space once": its result is taken as it is, not converted
     // back from owner_space (the same for its default POSE space).
-    if (c.type != ConstraintType::kChildOf) m = toPose(i, i, custom, m, c.owner_space);
-    if (static_cast<float>(c.influence) < 1.0f) m = interpolate(old, m, c.influence);
+    if (c.type != ConstraintType::kChildOf) toPose(i, i, custom, m, c.owner_space);
+    if (blend) m = interpolate(old, m, c.influence);
   }
 
   void evaluate(std::size_t i, std::size_t k, const Constraint& c, const Mat4& custom, Mat4& m) {
@@ -502,7 +544,7 @@ class Evaluator {
           }
         }
       } else {
-        const Mat4 deform = out_[b] * s_.rest[b].inverse();
+        const Mat4 deform = out_[b] * affineInverse(s_.rest[b]);
         if (c.use_deform_preserve_volume) addDualQuat(dq, s_.rest[b], deform, t.weight);
         else sum += t.weight * deform;
       }
@@ -775,18 +817,18 @@ class Evaluator {
     if (mode == RotationSource::kAuto) return matrixToEuler(linear(target), auto_order);
     if (n <= static_cast<int>(RotationSource::kZYX)) return matrixToEuler(linear(target), static_cast<RotationMode>(n));
     const Eigen::Quaterniond q = matrixToQuat(linear(target));
-    auto angles = [](const Eigen::Vector4d& v) { return Vec3(2.0 * std::asin(std::clamp(v[1], -1.0, 1.0)), 2.0 * std::asin(std::clamp(v[2], -1.0, 1.0)),
-                                                             2.0 * std::asin(std::clamp(v[3], -1.0, 1.0))); };
-    if (mode == RotationSource::kQuaternion) return angles(wxyz(q));
+    // A quaternion component as a pseudo-angle: 2 asin(c).
+    auto angle = [](double c) { return 2.0 * std::asin(std::clamp(c, -1.0, 1.0)); };
+    if (mode == RotationSource::kQuaternion) return {angle(q.x()), angle(q.y()), angle(q.z())};
     // Swing and twist about one axis: the twist angle on that axis, the swing's pseudo-angles on the others.
     const int axis = n - static_cast<int>(RotationSource::kSwingTwistX);
     const Eigen::Vector4d v = wxyz(q);  // w >= 0
     const double half = std::atan2(v[1 + axis], v[0]);
     Eigen::Quaterniond twist_inv(std::cos(half), 0, 0, 0);
     twist_inv.coeffs()[axis] = -std::sin(half);  // coeffs() is x, y, z, w
-    const Eigen::Quaterniond swing = q * twist_inv;
-    Vec3 out = angles(wxyz(swing));
-    out[axis] = 2.0 * half;
+    const Eigen::Vector4d swing = wxyz(q * twist_inv);
+    Vec3 out;
+    for (int a = 0; a < 3; ++a) out[a] = a == axis ? 2.0 * half : angle(swing[1 + a]);
     return out;
   }
 
@@ -858,6 +900,7 @@ class Evaluator {
   const Pose& pose_;
   std::span<Mat4> out_;
   std::vector<std::vector<Constraint>>* capture_;
+  const Mat4 identity_ = Mat4::Identity();  // the armature object's matrix (at the origin)
   std::array<Space, 4> spaces_;  // the owner and up to three targets
   std::size_t next_space_ = 0;
   Target target_;
@@ -868,9 +911,16 @@ class Evaluator {
 
 namespace detail {
 
-void solveConstraints(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out,
-                      std::vector<std::vector<Constraint>>* capture) {
-  Evaluator(skeleton, pose, out, capture).bone(i);
+void constrainedPosePass(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out,
+                         std::vector<std::vector<Constraint>>* capture) {
+  const std::size_t n = skeleton.size();
+  const bool ordered = skeleton.eval_order.size() == n;
+  Evaluator evaluator(skeleton, pose, out, capture);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = ordered ? skeleton.eval_order[k] : k;
+    poseBone(skeleton, pose, i, out);
+    if (i < skeleton.constraints.size() && !skeleton.constraints[i].empty()) evaluator.bone(i);
+  }
 }
 
 Status constraintOrder(std::size_t n, const int* parents, std::span<const std::uint8_t> connected, std::span<const BBone> bbones,

@@ -283,15 +283,8 @@ namespace detail {
 
 void posePass(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out,
               std::vector<std::vector<Constraint>>* capture) {
-  const std::size_t n = skeleton.size();
-  const bool constrained = !skeleton.constraints.empty();
-  const bool ordered = constrained && skeleton.eval_order.size() == n;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = ordered ? skeleton.eval_order[k] : k;
-    poseBone(skeleton, pose, i, out);
-    if (constrained && i < skeleton.constraints.size() && !skeleton.constraints[i].empty())
-      solveConstraints(skeleton, pose, i, out, capture);
-  }
+  if (!skeleton.constraints.empty()) return constrainedPosePass(skeleton, pose, out, capture);
+  for (std::size_t i = 0; i < skeleton.size(); ++i) poseBone(skeleton, pose, i, out);
 }
 
 }  // namespace detail

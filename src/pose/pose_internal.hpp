@@ -48,11 +48,12 @@ ParentTransform boneParentTransform(const Skeleton& skeleton, std::size_t i, con
 Eigen::Matrix4d applyParentTransform(const ParentTransform& t, const Eigen::Matrix4d& in);
 /// Bone i's pose matrix before constraints into out[i], from its parent's entry in `out`.
 void poseBone(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out);
-/// Bone i's constraint stack applied to its pose matrix out[i] (constraint_eval.cpp); `capture`
-/// (bindAtRest) receives CHILD_OF inverses and STRETCH_TO rest lengths measured on the way.
-void solveConstraints(const Skeleton& skeleton, const Pose& pose, std::size_t i, std::span<Eigen::Matrix4d> out,
-                      std::vector<std::vector<Constraint>>* capture);
-/// poseMatrices, with `capture` passed to solveConstraints.
+/// posePass for a skeleton with constraints (constraint_eval.cpp): its bones in eval_order, each
+/// posed then its stack solved; `capture` (bindAtRest) receives CHILD_OF inverses and STRETCH_TO
+/// rest lengths measured on the way.
+void constrainedPosePass(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out,
+                         std::vector<std::vector<Constraint>>* capture);
+/// poseMatrices, with `capture` passed to constrainedPosePass.
 void posePass(const Skeleton& skeleton, const Pose& pose, std::span<Eigen::Matrix4d> out,
               std::vector<std::vector<Constraint>>* capture);
 /// An order of n bones with every bone after its parent and its constraints' target and space bones,
