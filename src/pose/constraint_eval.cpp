@@ -65,7 +65,7 @@ Mat3 linear(const Mat4& m) {
 // The inverse of an affine matrix (last row 0 0 0 1, as every bone matrix is): its 3x3 part
 // inverted and the translation taken back through it.
 // (The inverse's rows are the cross products of the columns over the determinant.)
-Mat4 affineInverse(const Mat4& m) {
+Mat4 invertAffine(const Mat4& m) {
   const Vec3 c0 = m.col(0).head<3>(), c1 = m.col(1).head<3>(), c2 = m.col(2).head<3>();
   const Vec3 r0 = c1.cross(c2), r1 = c2.cross(c0), r2 = c0.cross(c1);
   const double inv_det = 1.0 / c0.dot(r0);
@@ -348,8 +348,8 @@ class Evaluator {
     Space& sp = space(bone);
     if (!sp.has_inverse) {
       detail::ParentTransform& inv = sp.inverse;
-      inv.rotscale = affineInverse(sp.t.rotscale);
-      inv.loc = sp.t.loc_is_rotscale ? inv.rotscale : affineInverse(sp.t.loc);
+      inv.rotscale = invertAffine(sp.t.rotscale);
+      inv.loc = sp.t.loc_is_rotscale ? inv.rotscale : invertAffine(sp.t.loc);
       inv.loc_is_rotscale = sp.t.loc_is_rotscale;
       for (int a = 0; a < 3; ++a) inv.post_scale[a] = sp.t.post_scale[a] != 0.0 ? 1.0 / sp.t.post_scale[a] : 0.0;
       sp.has_inverse = true;
@@ -359,7 +359,7 @@ class Evaluator {
   Mat4 localToPose(std::size_t bone, const Mat4& m) { return detail::applyParentTransform(space(bone).t, m); }
   // The rotation from the bone's rest frame to the owner's (LOCAL <-> LOCAL_OWNER_ORIENT).
   Mat4 ownerOrient(std::size_t bone, std::size_t owner) const {
-    Mat4 d = affineInverse(s_.rest[owner]) * s_.rest[bone];
+    Mat4 d = invertAffine(s_.rest[owner]) * s_.rest[bone];
     d.topRightCorner<3, 1>().setZero();
     return d;
   }
@@ -373,7 +373,7 @@ class Evaluator {
       case ConstraintSpace::kLocalWithParent: m = s_.rest[bone] * m; return;
       case ConstraintSpace::kLocalOwnerOrient: {
         const Mat4 d = ownerOrient(bone, owner);
-        m = localToPose(bone, affineInverse(d) * m * d);
+        m = localToPose(bone, invertAffine(d) * m * d);
         return;
       }
       case ConstraintSpace::kLocal: m = localToPose(bone, m); return;
@@ -384,11 +384,11 @@ class Evaluator {
     switch (to) {
       case ConstraintSpace::kWorld:
       case ConstraintSpace::kPose: return;
-      case ConstraintSpace::kCustom: m = affineInverse(custom) * m; return;
-      case ConstraintSpace::kLocalWithParent: m = affineInverse(s_.rest[bone]) * m; return;
+      case ConstraintSpace::kCustom: m = invertAffine(custom) * m; return;
+      case ConstraintSpace::kLocalWithParent: m = invertAffine(s_.rest[bone]) * m; return;
       case ConstraintSpace::kLocalOwnerOrient: {
         const Mat4 d = ownerOrient(bone, owner);
-        m = d * poseToLocal(bone, m) * affineInverse(d);
+        m = d * poseToLocal(bone, m) * invertAffine(d);
         return;
       }
       case ConstraintSpace::kLocal: m = poseToLocal(bone, m); return;
@@ -544,7 +544,7 @@ class Evaluator {
           }
         }
       } else {
-        const Mat4 deform = out_[b] * affineInverse(s_.rest[b]);
+        const Mat4 deform = out_[b] * invertAffine(s_.rest[b]);
         if (c.use_deform_preserve_volume) addDualQuat(dq, s_.rest[b], deform, t.weight);
         else sum += t.weight * deform;
       }
