@@ -940,6 +940,11 @@ TEST(PoseGolden, EulerMatricesEqualBlendersInFloat) {
         const float g = static_cast<float>(got(r, col));
         const float w = static_cast<float>(want[static_cast<std::size_t>(3 * r + col)].asDouble());
         if (w == 0.0f) ++signed_zeros;
+#if defined(__FP_FAST_FMA)
+        // A target with fused multiply-add may contract Blender's products and sums: one float step.
+        ASSERT_LE(std::abs(g - w), std::nextafter(std::abs(w), 2.0f) - std::abs(w)) << name;
+        continue;
+#endif
         ASSERT_EQ(std::memcmp(&g, &w, sizeof g), 0) << name << " " << a[0].asDouble() << " " << a[1].asDouble() << " "
                                                     << a[2].asDouble() << " entry " << r << "," << col << ": " << g << " vs " << w;
       }
