@@ -60,6 +60,13 @@ def cases():
                          "ponytail2": {"rotation_quaternion": q([1, 0.2, 0], 45)},
                          "ponytail3": {"rotation_quaternion": q([0, 0, 1], 25)},
                          "ponytail4": {"rotation_quaternion": q([1, 0, 0.5], -40)}}})
+    # 2b. The same layout bent 60 degrees at every bone, about axes across and along the chain.
+    out.append({"name": "ponytail_bent60", "bones": bones,
+                "pose": {"ponytail": {"rotation_quaternion": q([1, 0, 0], 60)},
+                         "ponytail1": {"rotation_quaternion": q([1, 0, 0], -60)},
+                         "ponytail2": {"rotation_quaternion": q([1, 0.3, 0.2], 60)},
+                         "ponytail3": {"rotation_quaternion": q([0, 0, 1], 60)},
+                         "ponytail4": {"rotation_quaternion": q([1, 0, 0.5], -60)}}})
     # 3. Custom handles of every type, handle ease and scale.
     for kind in ["ABSOLUTE", "RELATIVE", "TANGENT"]:
         bones = [
