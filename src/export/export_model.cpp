@@ -296,7 +296,9 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
   // most as many export vertices as corners: the per-vertex arrays are that long, not initialised.
   const std::size_t corners = mesh.corner_vertices.size();
   std::unique_ptr<std::int32_t[]> key_uv(new std::int32_t[corners]);
-  std::unique_ptr<std::int32_t[]> key_n(corner_normals ? new std::int32_t[corners] : nullptr);  // else every key is -1
+  // The corners' OBJ normals (none: every corner's key is -1).
+  const std::int32_t* corner_ns = corner_normals && !mesh.corner_normals.empty() ? mesh.corner_normals.data() : nullptr;
+  std::unique_ptr<std::int32_t[]> key_n(corner_ns ? new std::int32_t[corners] : nullptr);
   auto splitVertices = [&] {
     std::vector<std::uint32_t> first_of(nv, kNone);
     std::unique_ptr<std::uint32_t[]> next_of(new std::uint32_t[corners]), source(new std::uint32_t[corners]);
@@ -309,7 +311,6 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
     std::uint32_t* out_triangle = m.triangles.data();
     const std::uint32_t* corner_vertices = mesh.corner_vertices.data();
     const std::int32_t* corner_uvs = has_uv ? mesh.corner_uvs.data() : nullptr;
-    const std::int32_t* corner_ns = corner_normals ? mesh.corner_normals.data() : nullptr;
     *out_offset++ = 0;
     for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
       const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
@@ -410,7 +411,7 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
   const float up[3] = {0.0f, 0.0f, 1.0f};
   for (std::size_t e = 0; e < ne; ++e) {
     const float* n = !corner_normals ? &normals[3 * std::size_t(m.source_vertex[e])]
-                     : key_n[e] >= 0 ? &mesh.normals[3 * std::size_t(key_n[e])]
+                     : key_n && key_n[e] >= 0 ? &mesh.normals[3 * std::size_t(key_n[e])]
                                      : up;
     toExportFrame(c3, n, &m.normals[3 * e]);
   }
