@@ -112,12 +112,14 @@ TEST(ExportModel, VertexNormalsDoNotDependOnThreads) {
     for (int x = start; x <= start + 11; ++x) grid.corner_vertices.push_back(static_cast<std::uint32_t>(x));
     grid.face_offsets.push_back(static_cast<std::uint32_t>(grid.corner_vertices.size()));
   }
-  std::vector<float> one(grid.positions.size()), two(grid.positions.size()), four(grid.positions.size());
+  std::vector<float> one(grid.positions.size()), two(grid.positions.size()), four(grid.positions.size()), many(grid.positions.size());
   vertexNormals(grid, grid.positions, one, 1);
   vertexNormals(grid, grid.positions, two, 2);
   vertexNormals(grid, grid.positions, four, 4);
+  vertexNormals(grid, grid.positions, many, 12);  // more helpers than chunks
   EXPECT_EQ(one, two);
   EXPECT_EQ(one, four);
+  EXPECT_EQ(one, many);
   EXPECT_NEAR(one[2], 1.0f, 0.1f);  // a bumpy but upward-facing sheet
 }
 
