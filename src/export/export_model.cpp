@@ -342,18 +342,25 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
     std::vector<std::uint32_t> first_of(nv, kNone);
     std::unique_ptr<std::uint32_t[]> next_of(new std::uint32_t[kept_corners]);
     std::uint32_t ne = 0;
-    m.polygon_corners.resize(kept_corners);
-    m.polygon_offsets.resize(kept_faces + 1);
+    if (options.polygons) {
+      m.polygon_corners.resize(kept_corners);
+      m.polygon_offsets.resize(kept_faces + 1);
+    }
+    std::vector<std::uint32_t> one_polygon;  // a face's export vertices when the polygons are not kept
     m.triangles.resize(3 * (kept_corners - 2 * kept_faces));
     m.source_vertex.reserve(kept_corners);  // (only the pages of the vertices found are touched)
     std::uint32_t* out_corner = m.polygon_corners.data();
-    std::uint32_t* out_offset = m.polygon_offsets.data();
+    std::uint32_t* out_offset = options.polygons ? m.polygon_offsets.data() : nullptr;
     std::uint32_t* out_triangle = m.triangles.data();
     const std::int32_t* corner_uvs = has_uv ? mesh.corner_uvs.data() : nullptr;
-    *out_offset++ = 0;
+    if (out_offset) *out_offset++ = 0;
     for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
       const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
       if (!kept(f)) continue;
+      if (!options.polygons) {
+        one_polygon.resize(b - a);
+        out_corner = one_polygon.data();
+      }
       std::uint32_t* first = out_corner;
       for (std::uint32_t k = a; k < b; ++k) {
         const std::uint32_t v = corner_vertices[k];
@@ -370,7 +377,7 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
         }
         *out_corner++ = *link;
       }
-      *out_offset++ = static_cast<std::uint32_t>(out_corner - m.polygon_corners.data());
+      if (out_offset) *out_offset++ = static_cast<std::uint32_t>(out_corner - m.polygon_corners.data());
       for (std::uint32_t* k = first + 1; k + 1 < out_corner; ++k) {  // fan from the first corner
         *out_triangle++ = *first;
         *out_triangle++ = k[0];
