@@ -73,7 +73,7 @@ void BM_BuildExportModel(benchmark::State& state) {
   if (!p.error.empty()) return state.SkipWithError(p.error.c_str());
   const Character& c = p.character;
   for (auto _ : state) {
-    auto m = buildExportModel(c.body().mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, {.threads = 2});  // as `rigfit export`
+    auto m = buildExportModel(c.body().mesh, c.fit.skeleton, &c.body().skin, &c.body().groups, {.threads = 2, .polygons = false});  // as `rigfit export` to .glb
     benchmark::DoNotOptimize(m);
   }
   state.SetLabel(std::to_string(p.model.meshes[0].vertexCount()) + " vertices, " + std::to_string(p.model.names.size()) + " bones");

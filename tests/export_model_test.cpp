@@ -112,12 +112,14 @@ TEST(ExportModel, VertexNormalsDoNotDependOnThreads) {
     for (int x = start; x <= start + 11; ++x) grid.corner_vertices.push_back(static_cast<std::uint32_t>(x));
     grid.face_offsets.push_back(static_cast<std::uint32_t>(grid.corner_vertices.size()));
   }
-  std::vector<float> one(grid.positions.size()), two(grid.positions.size()), four(grid.positions.size());
+  std::vector<float> one(grid.positions.size()), two(grid.positions.size()), four(grid.positions.size()), many(grid.positions.size());
   vertexNormals(grid, grid.positions, one, 1);
   vertexNormals(grid, grid.positions, two, 2);
   vertexNormals(grid, grid.positions, four, 4);
+  vertexNormals(grid, grid.positions, many, 12);  // more helpers than chunks
   EXPECT_EQ(one, two);
   EXPECT_EQ(one, four);
+  EXPECT_EQ(one, many);
   EXPECT_NEAR(one[2], 1.0f, 0.1f);  // a bumpy but upward-facing sheet
 }
 
@@ -153,6 +155,16 @@ TEST(ExportModel, DemoCharacterBodyOnly) {
   EXPECT_GE(m->meshes[0].vertexCount(), 497u);
   EXPECT_EQ(m->meshes[0].polygon_offsets.size() - 1, 467u);
   EXPECT_EQ(m->meshes[0].triangles.size(), 467u * 2 * 3);
+  // Without the polygons (glTF): the same model, the polygon arrays empty.
+  auto triangles_only = buildExportModel(*mesh, s, &skin, &*groups, {.polygons = false});
+  ASSERT_TRUE(triangles_only.ok()) << triangles_only.error().message;
+  EXPECT_TRUE(triangles_only->meshes[0].polygon_offsets.empty());
+  EXPECT_TRUE(triangles_only->meshes[0].polygon_corners.empty());
+  EXPECT_EQ(triangles_only->meshes[0].triangles, m->meshes[0].triangles);
+  EXPECT_EQ(triangles_only->meshes[0].source_vertex, m->meshes[0].source_vertex);
+  EXPECT_EQ(triangles_only->meshes[0].positions, m->meshes[0].positions);
+  EXPECT_EQ(triangles_only->meshes[0].normals, m->meshes[0].normals);
+  EXPECT_TRUE(validateExportModel(*triangles_only).ok());
   // Positions are the rig frame turned Y up.
   for (std::size_t e = 0; e < m->meshes[0].vertexCount(); e += 37) {
     const std::uint32_t v = m->meshes[0].source_vertex[e];

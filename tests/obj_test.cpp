@@ -202,6 +202,26 @@ TEST(Obj, Hm08BaseMesh) {
   EXPECT_EQ(m->uvs.capacity(), m->uvs.size());
   EXPECT_EQ(m->corner_vertices.capacity(), m->corner_vertices.size());
   EXPECT_EQ(m->face_offsets.capacity(), m->face_offsets.size());
+  // base.obj has no normals: no per-corner normal array either.
+  EXPECT_TRUE(m->normals.empty());
+  EXPECT_TRUE(m->corner_normals.empty());
+  EXPECT_EQ(m->corner_normals.capacity(), 0u);
+}
+
+// corner_normals is empty while no corner has a normal; the first that has one gives every corner
+// before it -1 (on the fast path and the general reader's alike).
+TEST(Obj, CornerNormalsOnlyWhenACornerHasOne) {
+  const std::string pad = "# " + std::string(300, 'x') + "\n";
+  const std::string head = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\ng body\n";
+  for (const std::string& tail : {pad, std::string()}) {
+    auto none = parseObj(head + "f 1/1 2/1 3/1\nvn 0 0 1\nf 1 2 3\n" + tail, "t.obj");
+    ASSERT_TRUE(none.ok()) << none.error().message;
+    EXPECT_EQ(none->normals.size(), 3u);
+    EXPECT_TRUE(none->corner_normals.empty());
+    auto late = parseObj(head + "f 1/1 2/1 3/1\nvn 0 0 1\nf 1 2 3\nf 1//1 2 3/1/1\nf 1 2 3\n" + tail, "t.obj");
+    ASSERT_TRUE(late.ok()) << late.error().message;
+    EXPECT_EQ(late->corner_normals, (std::vector<std::int32_t>{-1, -1, -1, -1, -1, -1, 0, -1, 0, -1, -1, -1}));
+  }
 }
 
 // The line count behind the reservations, on a file long enough for its vector paths and with

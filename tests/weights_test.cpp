@@ -1121,10 +1121,10 @@ TEST(InfluencesLimit, DroppedWeightIsReportedOnACrowdedVertex) {
 namespace rigfit {
 namespace {
 
-// With two threads loadCharacter binds the weights on its second thread, to the skeleton's names
-// and parents known before the fit (skeletonTopology): the skin and binding are those of a bind to
-// the fitted skeleton, as on one thread. When the fit removes a zero-length bone the early skin is
-// not used.
+// With two threads loadCharacter binds the weights before the body is in (a second thread reads
+// the body's OBJ), to the skeleton's names and parents known before the fit (skeletonTopology):
+// the skin and binding are those of a bind to the fitted skeleton, as on one thread. When the fit
+// removes a zero-length bone the early skin is not used.
 TEST(CharacterWeights, EarlySkinIsTheFittedSkeletonsSkin) {
   RIGFIT_REQUIRE_SHARED_DATA();
   const DataSource data = DataSource::folder(test::sharedData());
@@ -1179,6 +1179,43 @@ TEST(CharacterWeights, EarlySkinIsTheFittedSkeletonsSkin) {
   o.rig = dir + "/rig.zero.json";
   o.weights = test::sharedData() + "/rigs/standard/weights.game_engine.json";
   check(o, o.weights, 1);
+  std::filesystem::remove_all(dir);
+}
+
+// The errors of a character whose body or weights are wrong are the same on one thread and two
+// (the body read on the second thread, the weights parsed before the body is in): a missing body
+// OBJ wins over bad weights, a body of the wrong vertex count is named, and a weights index beyond
+// the body is reported after the fit, as a checked parse names it.
+TEST(CharacterWeights, ErrorsDoNotDependOnThreads) {
+  RIGFIT_REQUIRE_SHARED_DATA();
+  const DataSource data = DataSource::folder(test::sharedData());
+  const std::string dir = ::testing::TempDir() + "rigfit_thread_errors";
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(writeFileAtomic(dir + "/small.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").ok());
+  ASSERT_TRUE(writeFileAtomic(dir + "/weights.far.json", "{\"weights\": {\"root\": [[0, 1.0], [19158, 0.5]]}}\n").ok());
+  struct Case {
+    std::string mesh, weights, expect;
+  };
+  const Case cases[] = {
+      {dir + "/missing.obj", dir + "/weights.far.json", "missing.obj"},
+      {dir + "/small.obj", "", "small.obj: has 3 vertices"},
+      {"", dir + "/weights.far.json", "weights[\"root\"][1][0]: vertex index 19158 is out of range for a mesh of 19158 vertices"},
+  };
+  for (const Case& k : cases) {
+    std::string first;
+    for (int threads : {1, 2}) {
+      CharacterOptions o;
+      o.rig = "game_engine";
+      o.mesh = k.mesh;
+      o.weights = k.weights;
+      o.threads = threads;
+      auto c = loadCharacter(data, o);
+      ASSERT_FALSE(c.ok()) << k.expect;
+      EXPECT_NE(c.error().message.find(k.expect), std::string::npos) << c.error().message;
+      if (threads == 1) first = c.error().message;
+      else EXPECT_EQ(c.error().message, first);
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -85,9 +85,9 @@ struct CharacterOptions {
   TargetCache* targets = nullptr;  ///< shared target cache (batch); null: a cache for this call
   const CharacterBase* base = nullptr;  ///< preloaded base mesh and groups of `data` (batch); null: loaded here
   WeightsCache* weights_cache = nullptr;  ///< shared parsed weights (batch); null: parsed here
-  /// Threads the call may use: with 2 or more (and no weights_cache), the weights are parsed and
-  /// bound on a second thread, started and joined within the call, while the body loads and the
-  /// rig fits. The result does not depend on it.
+  /// Threads the call may use: with 2 or more (and no weights_cache), the body's OBJ is read on a
+  /// second thread, started and joined within the call, while this one parses and binds the
+  /// weights. The result does not depend on it.
   int threads = 1;
   /// Assets worn over the body, in order: each is fitted to the shaped body, weighted from it and
   /// becomes a mesh after the body; their delete lists hide the body under them.

@@ -27,6 +27,9 @@ struct ExportOptions {
   /// Threads for the computed normals, started and joined within the call (1: the calling thread
   /// only); the model does not depend on it.
   int threads = 1;
+  /// Keep the polygons (polygon_offsets, polygon_corners), which G4MF writes; glTF writes only the
+  /// triangles. false: the polygon arrays are left empty.
+  bool polygons = true;
 };
 
 /// A morph target (blend shape) of one exported mesh: the mesh's export vertices it moves,

@@ -26,7 +26,7 @@ struct Mesh {
   std::vector<std::uint32_t> face_offsets;  ///< face f has corners [face_offsets[f], face_offsets[f+1])
   std::vector<std::uint32_t> corner_vertices;
   std::vector<std::int32_t> corner_uvs;      ///< -1 where a corner has no UV
-  std::vector<std::int32_t> corner_normals;  ///< -1 where a corner has no normal
+  std::vector<std::int32_t> corner_normals;  ///< -1 where a corner has no normal; empty: no corner has one
   std::vector<std::uint32_t> face_groups;    ///< index into group_names per face
   std::vector<std::string> group_names;      ///< OBJ `g` names in order of first use
   float scale_factor = kDefaultScaleFactor;  ///< the scale used to convert from the OBJ frame

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -51,40 +52,61 @@ namespace {
 
 // Angle-weighted normals: per face a Newell normal and corner angles (acos being the cost), then
 // the terms added per vertex in face order, so the sums are the same bits however the terms were
-// computed. On one thread each face's terms are added as they are computed; with more, the first
-// pass (no dependence between faces) is shared by chunks and its terms stored for the second.
-// Faces whose vertices are all `skip`ped are left out (the normals of the other vertices do not
-// depend on them).
+// computed. Faces whose vertices are all `skip`ped are left out (the normals of the other
+// vertices do not depend on them).
+//
+// With helper threads the faces are cut into chunks. The helpers take chunks from the last one
+// back and store their terms; the calling thread, once it has run `other`, takes chunks from the
+// first one on, adding the terms of its own as it computes them and a helper's when it reaches
+// that chunk (waiting only for a chunk a helper is still computing). A helper that starts late
+// finds the work taken, and only the chunks the helpers computed are stored.
 class NormalTerms {
  public:
   NormalTerms(const Mesh& mesh, std::span<const float> positions, const std::uint8_t* skip)
       : mesh_(mesh), positions_(positions), skip_(skip) {}
 
-  // Computes the normals into `out` (3 floats per vertex) on `threads` threads: threads - 1 of
-  // this call beside the calling thread, which first runs `other`.
+  // Adds every face's terms to `acc` (3 doubles per vertex, zero on entry) on `threads` threads:
+  // threads - 1 of this call beside the calling thread, which first runs `other`.
   template <class F>
-  void compute(int threads, const F& other, std::span<float> out) {
-    if (threads <= 1) {
+  void compute(int threads, const F& other, std::span<double> acc) {
+    const std::size_t faces = mesh_.faceCount(), chunks = (faces + kChunk - 1) / kChunk;
+    if (threads <= 1 || chunks < 2) {
       other();
-      addInOrder(out);
+      addRange(acc, 0, faces);
       return;
     }
-    face_normal_.reset(new double[3 * mesh_.faceCount()]);  // not zeroed: every face writes what is read
+    // Not initialised: a page is touched only when a helper stores a chunk's terms there.
+    face_normal_.reset(new double[3 * faces]);
     angle_.reset(new double[mesh_.corner_vertices.size()]);
+    state_.reset(new std::atomic<int>[chunks]());
+    back_.store(static_cast<std::ptrdiff_t>(chunks), std::memory_order_relaxed);
     {
       std::vector<std::jthread> helpers;
-      for (int t = 1; t < threads; ++t) helpers.emplace_back([this] { work(); });
+      for (int t = 1; t < threads; ++t) helpers.emplace_back([this] { helperWork(); });
       other();
-      work();
-    }  // (joined)
-    std::vector<double> acc(positions_.size(), 0.0);
-    for (std::size_t f = 0; f < mesh_.faceCount(); ++f) add(acc, f, &face_normal_[3 * f], &angle_[mesh_.face_offsets[f]]);
-    normalise(acc, out);
+      for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t f0 = c * kChunk, f1 = std::min(faces, f0 + kChunk);
+        int state = kFree;
+        if (state_[c].compare_exchange_strong(state, kCaller, std::memory_order_acq_rel)) {
+          addRange(acc, f0, f1);
+          continue;
+        }
+        while ((state = state_[c].load(std::memory_order_acquire)) != kDone) state_[c].wait(state, std::memory_order_acquire);
+        for (std::size_t f = f0; f < f1; ++f) add(acc, f, &face_normal_[3 * f], &angle_[mesh_.face_offsets[f]]);
+      }
+    }  // (joined: a helper stops at the first chunk the calling thread has taken)
+  }
+
+  // The normal from a vertex's sums (3 doubles): unit length in float, +Z where they are zero.
+  static void normalise(const double* a, float* out) {
+    const double len = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    for (int c = 0; c < 3; ++c) out[c] = len > 0.0 ? static_cast<float>(a[c] / len) : c == 2 ? 1.0f : 0.0f;
   }
 
  private:
   static constexpr std::size_t kChunk = 512;
   static constexpr std::uint32_t kSmall = 8;  // corners whose points and edges fit on the stack
+  enum : int { kFree, kCaller, kHelper, kDone };  // a chunk's state
 
   // The arithmetic, in this order, is the normal's definition (the exported bytes depend on it):
   // double coordinates, Newell's sum from zero, norms as sqrt((x*x + y*y) + z*z).
@@ -93,21 +115,26 @@ class NormalTerms {
   };
   static double norm(const P& a) { return std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
 
-  // Computes chunks of the stored terms until none is left; any number of threads may call it.
-  void work() {
-    const std::size_t faces = mesh_.faceCount();
+  // A helper: chunks from the last one back, their terms stored, until it meets the calling thread.
+  void helperWork() {
     std::vector<P> large;  // the points and edges of polygons of more than kSmall corners
-    for (std::size_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) * kChunk < faces;)
-      for (std::size_t f = c * kChunk, e = std::min(faces, f + kChunk); f < e; ++f)
+    for (;;) {
+      const std::ptrdiff_t c = back_.fetch_sub(1, std::memory_order_relaxed) - 1;
+      if (c < 0) return;
+      int state = kFree;
+      if (!state_[c].compare_exchange_strong(state, kHelper, std::memory_order_acq_rel)) return;
+      for (std::size_t f = std::size_t(c) * kChunk, e = std::min(mesh_.faceCount(), f + kChunk); f < e; ++f)
         face(f, &face_normal_[3 * f], &angle_[mesh_.face_offsets[f]], large);
+      state_[c].store(kDone, std::memory_order_release);
+      state_[c].notify_one();
+    }
   }
 
-  // One thread: each face's terms, added as they are computed.
-  void addInOrder(std::span<float> out) const {
-    std::vector<double> acc(positions_.size(), 0.0);
+  // Faces [f0, f1): each face's terms, added as they are computed.
+  void addRange(std::span<double> acc, std::size_t f0, std::size_t f1) const {
     std::vector<P> large;
     std::vector<double> angles;
-    for (std::size_t f = 0; f < mesh_.faceCount(); ++f) {
+    for (std::size_t f = f0; f < f1; ++f) {
       double fn[3] = {}, small[kSmall];
       const std::uint32_t n = mesh_.face_offsets[f + 1] - mesh_.face_offsets[f];
       if (n > kSmall) angles.resize(n);
@@ -115,23 +142,15 @@ class NormalTerms {
       face(f, fn, angle, large);
       add(acc, f, fn, angle);
     }
-    normalise(acc, out);
   }
 
   // Adds face f's terms (its normal `fn`, its corners' angles) to the per-vertex sums.
-  void add(std::vector<double>& acc, std::size_t f, const double* fn, const double* angle) const {
+  void add(std::span<double> acc, std::size_t f, const double* fn, const double* angle) const {
     const std::uint32_t a = mesh_.face_offsets[f], b = mesh_.face_offsets[f + 1];
     for (std::uint32_t k = a; k < b; ++k) {
       if (angle[k - a] == 0.0) continue;  // skipped face, degenerate face or edge: no term
       double* s = &acc[3 * std::size_t(mesh_.corner_vertices[k])];
       for (int c = 0; c < 3; ++c) s[c] += fn[c] * angle[k - a];
-    }
-  }
-
-  static void normalise(const std::vector<double>& acc, std::span<float> out) {
-    for (std::size_t v = 0; v + 2 < acc.size(); v += 3) {
-      const double len = std::sqrt(acc[v] * acc[v] + acc[v + 1] * acc[v + 1] + acc[v + 2] * acc[v + 2]);
-      for (std::size_t c = 0; c < 3; ++c) out[v + c] = len > 0.0 ? static_cast<float>(acc[v + c] / len) : c == 2 ? 1.0f : 0.0f;
     }
   }
 
@@ -200,21 +219,28 @@ class NormalTerms {
   const Mesh& mesh_;
   std::span<const float> positions_;
   const std::uint8_t* skip_;
-  // With threads: the stored terms, and the next chunk to compute.
+  // With helpers: the terms of their chunks, each chunk's state, and the next chunk from the back.
   std::unique_ptr<double[]> face_normal_;  // 3 per face, written for faces with corner terms
   std::unique_ptr<double[]> angle_;        // per corner; 0 where the corner adds nothing
-  std::atomic<std::size_t> next_{0};
+  std::unique_ptr<std::atomic<int>[]> state_;
+  std::atomic<std::ptrdiff_t> back_{0};
 };
 
 }  // namespace
 
 void vertexNormals(const Mesh& mesh, std::span<const float> positions, std::span<float> out, int threads) {
-  NormalTerms(mesh, positions, nullptr).compute(threads, [] {}, out);
+  std::vector<double> acc(positions.size(), 0.0);
+  NormalTerms(mesh, positions, nullptr).compute(threads, [] {}, acc);
+  for (std::size_t v = 0; v + 2 < acc.size(); v += 3) NormalTerms::normalise(&acc[v], &out[v]);
 }
 
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
 
 // A rig-frame vector in the export frame, through rigToExportFrame() in double (as the bones).
 void toExportFrame(const Eigen::Matrix3d& c3, const float* in, float* out) {
@@ -296,26 +322,45 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
   // most as many export vertices as corners: the per-vertex arrays are that long, not initialised.
   const std::size_t corners = mesh.corner_vertices.size();
   std::unique_ptr<std::int32_t[]> key_uv(new std::int32_t[corners]);
-  std::unique_ptr<std::int32_t[]> key_n(corner_normals ? new std::int32_t[corners] : nullptr);  // else every key is -1
+  // The corners' OBJ normals (none: every corner's key is -1).
+  const std::int32_t* corner_ns = corner_normals && !mesh.corner_normals.empty() ? mesh.corner_normals.data() : nullptr;
+  std::unique_ptr<std::int32_t[]> key_n(corner_ns ? new std::int32_t[corners] : nullptr);
   auto splitVertices = [&] {
-    std::vector<std::uint32_t> first_of(nv, kNone);
-    std::unique_ptr<std::uint32_t[]> next_of(new std::uint32_t[corners]), source(new std::uint32_t[corners]);
-    std::uint32_t ne = 0;
-    m.polygon_corners.resize(corners);
-    m.polygon_offsets.resize(mesh.faceCount() + 1);
-    m.triangles.resize(3 * (corners - std::min(corners, 2 * mesh.faceCount())));
-    std::uint32_t* out_corner = m.polygon_corners.data();
-    std::uint32_t* out_offset = m.polygon_offsets.data();
-    std::uint32_t* out_triangle = m.triangles.data();
     const std::uint32_t* corner_vertices = mesh.corner_vertices.data();
+    const auto kept = [&](std::size_t f) {  // no helper corner
+      bool keep = true;
+      for (std::uint32_t k = mesh.face_offsets[f]; k < mesh.face_offsets[f + 1]; ++k) keep = keep && !helper[corner_vertices[k]];
+      return keep;
+    };
+    // The polygon arrays at the size of the kept faces (the helpers' would be a third more).
+    std::size_t kept_faces = 0, kept_corners = 0;
+    for (std::size_t f = 0; f < mesh.faceCount(); ++f)
+      if (kept(f)) {
+        ++kept_faces;
+        kept_corners += mesh.face_offsets[f + 1] - mesh.face_offsets[f];
+      }
+    std::vector<std::uint32_t> first_of(nv, kNone);
+    std::unique_ptr<std::uint32_t[]> next_of(new std::uint32_t[kept_corners]);
+    std::uint32_t ne = 0;
+    if (options.polygons) {
+      m.polygon_corners.resize(kept_corners);
+      m.polygon_offsets.resize(kept_faces + 1);
+    }
+    std::vector<std::uint32_t> one_polygon;  // a face's export vertices when the polygons are not kept
+    m.triangles.resize(3 * (kept_corners - 2 * kept_faces));
+    m.source_vertex.reserve(kept_corners);  // (only the pages of the vertices found are touched)
+    std::uint32_t* out_corner = m.polygon_corners.data();
+    std::uint32_t* out_offset = options.polygons ? m.polygon_offsets.data() : nullptr;
+    std::uint32_t* out_triangle = m.triangles.data();
     const std::int32_t* corner_uvs = has_uv ? mesh.corner_uvs.data() : nullptr;
-    const std::int32_t* corner_ns = corner_normals ? mesh.corner_normals.data() : nullptr;
-    *out_offset++ = 0;
+    if (out_offset) *out_offset++ = 0;
     for (std::size_t f = 0; f < mesh.faceCount(); ++f) {
       const std::uint32_t a = mesh.face_offsets[f], b = mesh.face_offsets[f + 1];
-      bool keep = true;
-      for (std::uint32_t k = a; k < b; ++k) keep = keep && !helper[corner_vertices[k]];
-      if (!keep) continue;
+      if (!kept(f)) continue;
+      if (!options.polygons) {
+        one_polygon.resize(b - a);
+        out_corner = one_polygon.data();
+      }
       std::uint32_t* first = out_corner;
       for (std::uint32_t k = a; k < b; ++k) {
         const std::uint32_t v = corner_vertices[k];
@@ -327,22 +372,19 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
           next_of[ne] = kNone;
           key_uv[ne] = kuv;
           if (corner_ns) key_n[ne] = kn;
-          source[ne] = v;
+          m.source_vertex.push_back(v);
           ++ne;
         }
         *out_corner++ = *link;
       }
-      *out_offset++ = static_cast<std::uint32_t>(out_corner - m.polygon_corners.data());
+      if (out_offset) *out_offset++ = static_cast<std::uint32_t>(out_corner - m.polygon_corners.data());
       for (std::uint32_t* k = first + 1; k + 1 < out_corner; ++k) {  // fan from the first corner
         *out_triangle++ = *first;
         *out_triangle++ = k[0];
         *out_triangle++ = k[1];
       }
     }
-    m.polygon_corners.resize(static_cast<std::size_t>(out_corner - m.polygon_corners.data()));
-    m.polygon_offsets.resize(static_cast<std::size_t>(out_offset - m.polygon_offsets.data()));
-    m.triangles.resize(static_cast<std::size_t>(out_triangle - m.triangles.data()));
-    m.source_vertex.assign(source.get(), source.get() + ne);
+    const std::uint32_t* source = m.source_vertex.data();
 
     // Positions and UVs per export vertex.
     m.positions.resize(3 * std::size_t(ne));
@@ -395,11 +437,14 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
       }
     }
   };
-  std::vector<float> computed;
+  // Computed normals: their sums per source vertex, normalised per export vertex below. calloc's
+  // memory fresh from the system is zero already: the pages of vertices no kept face uses (the
+  // helpers') are never touched.
+  std::unique_ptr<double[], FreeDeleter> sums;
   if (compute_normals) {
-    computed.resize(3 * nv);
-    terms.compute(options.threads, splitVertices, computed);
-    normals = computed;
+    sums.reset(static_cast<double*>(std::calloc(3 * nv, sizeof(double))));
+    if (!sums && nv) return makeError(ErrorCode::kUnsupported, where + "cannot hold the normals of " + std::to_string(nv) + " vertices in memory");
+    terms.compute(options.threads, splitVertices, std::span<double>(sums.get(), 3 * nv));
   } else {
     splitVertices();
   }
@@ -408,10 +453,15 @@ Expected<ExportMesh> buildExportMesh(const Mesh& mesh, const Skin* skin, const V
   const std::size_t ne = m.source_vertex.size();
   m.normals.resize(3 * ne);
   const float up[3] = {0.0f, 0.0f, 1.0f};
+  float computed[3];
   for (std::size_t e = 0; e < ne; ++e) {
-    const float* n = !corner_normals ? &normals[3 * std::size_t(m.source_vertex[e])]
-                     : key_n[e] >= 0 ? &mesh.normals[3 * std::size_t(key_n[e])]
-                                     : up;
+    const std::size_t v = m.source_vertex[e];
+    const float* n = up;
+    if (compute_normals) {
+      NormalTerms::normalise(&sums[3 * v], computed);
+      n = computed;
+    } else if (!corner_normals) n = &normals[3 * v];
+    else if (key_n && key_n[e] >= 0) n = &mesh.normals[3 * std::size_t(key_n[e])];
     toExportFrame(c3, n, &m.normals[3 * e]);
   }
   return m;

@@ -227,12 +227,12 @@ class ObjParser {
     mesh_.scale_factor = scale_;
     mesh_.face_offsets.push_back(0);
     // (Quads assumed: other faces make the corner arrays grow or leave some room.)
-    const StatementCounts n = countStatements(t_);
+    counts_ = countStatements(t_);
+    const StatementCounts& n = counts_;
     mesh_.positions.reserve(n.v * 3);
     mesh_.uvs.reserve(n.vt * 2);
     mesh_.corner_vertices.reserve(n.f * 4);
     mesh_.corner_uvs.reserve(n.f * 4);
-    mesh_.corner_normals.reserve(n.f * 4);
     mesh_.face_offsets.reserve(n.f + 1);
     mesh_.face_groups.reserve(n.f);
     const char* p = t_.data();
@@ -367,9 +367,9 @@ class ObjParser {
       }
       if (n < 3 || !(p = lineEnd(p))) return nullptr;
       for (int k = 0; k < n; ++k) {
+        cornerNormal(vn[k]);
         mesh_.corner_vertices.push_back(static_cast<std::uint32_t>(v[k]));
         mesh_.corner_uvs.push_back(vt[k]);
-        mesh_.corner_normals.push_back(vn[k]);
       }
       mesh_.face_offsets.push_back(static_cast<std::uint32_t>(mesh_.corner_vertices.size()));
       mesh_.face_groups.push_back(current_group_);
@@ -482,6 +482,17 @@ class ObjParser {
     return true;  // o, s, usemtl, mtllib, l, ...: not needed for rigging
   }
 
+  // The next corner's normal (-1: none). corner_normals stays empty until a corner has one (most
+  // MakeHuman meshes have none: a corner array of -1 would be 4 bytes a corner for nothing); the
+  // corners before it then get -1.
+  RIGFIT_INLINE void cornerNormal(std::int32_t vn) {
+    if (vn >= 0 && mesh_.corner_normals.empty()) {
+      mesh_.corner_normals.reserve(std::max(counts_.f * 4, mesh_.corner_vertices.size() + 1));
+      mesh_.corner_normals.assign(mesh_.corner_vertices.size(), -1);
+    }
+    if (vn >= 0 || !mesh_.corner_normals.empty()) mesh_.corner_normals.push_back(vn);
+  }
+
   // A hash map, not a scan of group_names: a file of many distinct `g` lines stays linear.
   std::uint32_t groupIndex(std::string_view name) {
     const auto [it, added] = group_index_.try_emplace(std::string(name), static_cast<std::uint32_t>(mesh_.group_names.size()));
@@ -521,9 +532,9 @@ class ObjParser {
         return fail("malformed: \"" + std::string(start, te) + "\"");
       }
       corner_ = 0;
+      cornerNormal(vn);
       mesh_.corner_vertices.push_back(static_cast<std::uint32_t>(v));
       mesh_.corner_uvs.push_back(vt);
-      mesh_.corner_normals.push_back(vn);
       ++corners;
     }
     if (corners < 3) return fail("a face needs at least 3 corners");
@@ -542,6 +553,7 @@ class ObjParser {
   Error error_;
   std::size_t line_ = 0;
   std::uint32_t current_group_ = 0;
+  StatementCounts counts_;
   std::unordered_map<std::string, std::uint32_t> group_index_;
 };
 

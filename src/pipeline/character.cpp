@@ -4,7 +4,6 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
-#include <future>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -143,17 +142,32 @@ Status loadCharacterRig(const DataSource& data, const CharacterOptions& options,
   return {};
 }
 
-// The body mesh (the base mesh, or options.mesh), checked against the vertex groups' extent.
+// The body's OBJ (options.mesh, else the data's base.obj) as read, and its label.
+struct BodyFile {
+  Expected<Mesh> mesh = Error{};
+  std::string label;
+};
+
+BodyFile readBodyFile(const DataSource& data, const CharacterOptions& options) {
+  BodyFile f;
+  f.label = data.label("3dobjs/base.obj");
+  f.mesh = loadBaseMesh(data, options.mesh, &f.label);
+  return f;
+}
+
+// The body mesh (the base mesh, or options.mesh: `file` when already read), checked against the
+// vertex groups' extent.
 Status loadCharacterBody(const DataSource& data, const CharacterOptions& options, std::optional<Expected<VertexGroups>>& groups,
-                         Character& c) {
+                         std::optional<BodyFile>& file, Character& c) {
   CharacterMesh& body = c.body();
   c.mesh_label = data.label("3dobjs/base.obj");
   if (options.base && options.mesh.empty()) {
     body.mesh = options.base->mesh;
   } else {
-    auto mesh = loadBaseMesh(data, options.mesh, &c.mesh_label);
-    if (!mesh) return mesh.error();
-    body.mesh = std::move(*mesh);
+    if (!file) file.emplace(readBodyFile(data, options));
+    c.mesh_label = file->label;
+    if (!file->mesh) return file->mesh.error();
+    body.mesh = std::move(*file->mesh);
   }
   if (options.base) {
     body.groups = options.base->groups;
@@ -186,9 +200,9 @@ Json weightsStatements(const WeightsFile& f) {
   return out;
 }
 
-// The early weights of the second thread, when they were parsed and bound for this body and
-// skeleton: the file (checked again with the vertex count when an index is out of range) and,
-// when the fit kept the topology they were bound to, the skin.
+// The early weights, when they were parsed and bound for this body and skeleton: the file
+// (checked again with the vertex count when an index is out of range) and, when the fit kept the
+// topology they were bound to, the skin.
 Expected<std::shared_ptr<const WeightsFile>> takeEarlyWeights(EarlyWeights& e, const WeightsChoice& choice, Character& c) {
   if (!e.file) return e.file.error();
   const std::size_t n = c.body().mesh.vertexCount();
@@ -213,53 +227,53 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
   RigLocation where;
   RIGFIT_TRY(loadCharacterRig(data, options, c, where));
   // The weights file is chosen now and, unless a batch shares parsed files (WeightsCache), parsed
-  // on a second thread while the body loads and the rig fits. The vertex count is not known yet:
-  // the file is parsed unchecked and, should an index be out of range, parsed again with the
-  // count for the exact error. Errors are reported where they always were, after the fit.
+  // and bound. With threads to spare, that happens before the body is in, while a second thread
+  // reads the body's OBJ: the vertex count is not known yet, so the file is parsed unchecked and,
+  // should an index be out of range, parsed again with the count for the exact error. Errors are
+  // reported where they always were, after the fit.
   const WeightsChoice choice = chooseWeights(data, options.weights, where, c.rig_name);
   c.weights_label = choice.label;
-
-  // With threads to spare, the weights parse on a second thread while this one reads the vertex
-  // groups and the body. The groups' extent (the base mesh's vertex count) lets that thread check
-  // and bind the weights early too: the names and parents of the skeleton are known before the
-  // fit (skeletonTopology), and the early skin is used when the fit keeps every bone, as it does
-  // unless a bone has zero length. The work goes to whichever thread claims it first: a second
-  // thread that has not started by the time this one has fitted the rig (its core busy) leaves
-  // it to this one, which does not wait for it. The thread is joined before this call returns.
-  std::promise<std::size_t> extent_promise;  // (outlives the thread that uses it)
-  std::shared_future<std::size_t> extent_known = extent_promise.get_future().share();
-  std::optional<EarlyWeights> early;
-  std::atomic<bool> early_claimed{false};
-  const auto earlyWeights = [&choice, &c, &early, &early_claimed, extent_known] {
-    if (early_claimed.exchange(true)) return;
-    EarlyWeights& e = early.emplace(EarlyWeights{choice.parse(0)});
-    const std::size_t n = extent_known.get();
-    auto topology = skeletonTopology(c.rig);
-    if (!e.file || n == 0 || !topology || !allInRange(*e.file, n)) return;
-    e.skin = bindWeights(*e.file, *topology, c.rig, n, &e.binding);
-    e.bound_count = n;
-    e.topology = std::move(*topology);
-  };
-  std::jthread weights_thread;
   const bool early_weights = choice.parse && !options.weights_cache && options.threads > 1;
-  if (early_weights) weights_thread = std::jthread(earlyWeights);
-  // Until the extent is known, the weights thread waits for it: it is set on every path out.
-  struct SetExtent {
-    std::promise<std::size_t>& promise;
-    std::size_t value = 0;
-    ~SetExtent() { promise.set_value(value); }
+
+  // The body's OBJ goes to whichever thread claims it first: the second thread, or this one once
+  // the weights are bound, which then does not wait for a thread that has not started (its core
+  // busy). The OBJ, not the weights, is what the second thread takes: the mesh stays to the end,
+  // while the weights' memory, once freed, is used again by this thread's later work (memory a
+  // thread allocates returns to its own pool). The thread is joined before this call returns.
+  std::optional<BodyFile> body_file;
+  std::atomic<bool> body_claimed{false};
+  const auto readBody = [&data, &options, &body_file, &body_claimed] {
+    if (!body_claimed.exchange(true)) body_file.emplace(readBodyFile(data, options));
   };
+  std::jthread body_thread;
+  if (early_weights && !(options.base && options.mesh.empty())) body_thread = std::jthread(readBody);
+
   std::optional<Expected<VertexGroups>> groups;
-  {
-    SetExtent set{extent_promise};
-    if (!options.base) {
-      groups = loadVertexGroups(data, SIZE_MAX);
-      if (*groups) set.value = groupsExtent(**groups);
-    } else {
-      set.value = groupsExtent(options.base->groups);
-    }
+  std::size_t extent = 0;  // the groups' extent: the base mesh's vertex count
+  if (!options.base) {
+    groups = loadVertexGroups(data, SIZE_MAX);
+    if (*groups) extent = groupsExtent(**groups);
+  } else {
+    extent = groupsExtent(options.base->groups);
   }
-  RIGFIT_TRY(loadCharacterBody(data, options, groups, c));
+  // The early weights are checked and bound with the groups' extent: the names and parents of the
+  // skeleton are known before the fit (skeletonTopology), and the early skin is used when the fit
+  // keeps every bone, as it does unless a bone has zero length.
+  std::optional<EarlyWeights> early;
+  if (early_weights) {
+    EarlyWeights& e = early.emplace(EarlyWeights{choice.parse(0)});
+    if (e.file && extent != 0 && allInRange(*e.file, extent))
+      if (auto topology = skeletonTopology(c.rig)) {
+        e.skin = bindWeights(*e.file, *topology, c.rig, extent, &e.binding);
+        e.bound_count = extent;
+        e.topology = std::move(*topology);
+      }
+  }
+  if (body_thread.joinable()) {
+    readBody();  // unless the second thread has claimed it
+    body_thread.join();
+  }
+  RIGFIT_TRY(loadCharacterBody(data, options, groups, body_file, c));
   c.body_vertex_count = c.body().mesh.vertexCount();
   RIGFIT_TRY(shapeCharacterBody(data, options, c));
   auto fit = fitRig(c.rig, c.body().mesh, c.body().groups, options.fit);
@@ -278,8 +292,6 @@ Expected<Character> loadCharacter(const DataSource& data, const CharacterOptions
     if (!cached) return cached.error();
     file = std::move(*cached);
   } else if (early_weights) {
-    earlyWeights();  // unless the second thread has claimed them
-    weights_thread.join();
     auto taken = takeEarlyWeights(*early, choice, c);
     if (!taken) return taken.error();
     file = std::move(*taken);

@@ -68,7 +68,7 @@ Expected<CharacterMesh> fitWorn(const std::shared_ptr<const WornAsset>& worn, co
   m.mesh = asset.mesh;
   RIGFIT_TRY(fitAsset(asset, body.positions, m.mesh.positions, body.scale_factor));
   m.mesh.normals.clear();  // the OBJ's normals were for its own positions
-  for (std::int32_t& k : m.mesh.corner_normals) k = -1;
+  m.mesh.corner_normals.clear();
   m.material = worn->material;
   return m;
 }

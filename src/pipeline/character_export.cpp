@@ -185,7 +185,7 @@ Expected<CharacterExport> exportCharacter(const DataSource& data, const Characte
   }
   const auto skinOf = [&](std::size_t m) -> const Skin& { return bake ? baked_skins[m] : c.meshes[m].skin; };
   const std::span<const Eigen::Matrix4d> model_bind = bake ? std::span<const Eigen::Matrix4d>(baked_bind) : bind;
-  const ExportOptions model_options{.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads};
+  const ExportOptions model_options{.keep_helpers = o.keep_helpers, .deform_only = o.deform_only, .threads = o.threads, .polygons = !isGltf(format)};
   auto model = buildExportModel(*mesh, *skeleton, &skinOf(0), &c.body().groups, model_options, mesh->positions, model_bind);
   if (!model) return model.error();
   model->meshes[0].name = c.body().name;
