@@ -20,7 +20,7 @@ struct EulerAxes {
   int i, j, k;
   bool parity;
 };
-inline EulerAxes eulerAxes(RotationMode order) {
+constexpr EulerAxes eulerAxes(RotationMode order) {
   switch (order) {
     case RotationMode::kXZY: return {0, 2, 1, true};
     case RotationMode::kYXZ: return {1, 0, 2, true};
@@ -39,11 +39,12 @@ inline void cosSin(double angle, double& c, double& s) {
   s = zero ? angle : std::sin(angle);
 }
 
-/// The rotation matrix of Euler angles in an Euler rotation mode (any other mode: XYZ), applied
-/// in the order's sequence (XYZ = Rz * Ry * Rx), as rows: out[row][column].
-inline void eulerRows(RotationMode order, const Eigen::Vector3d& euler, Rows3& out) {
-  const auto [i, j, k, parity] = eulerAxes(order);
-  const double sign = parity ? -1.0 : 1.0;
+// eulerRows for one order, its axes known at compile time (the entries' places are constants).
+template <RotationMode Order>
+void eulerRowsOf(const Eigen::Vector3d& euler, Rows3& out) {
+  constexpr EulerAxes a = eulerAxes(Order);
+  constexpr int i = a.i, j = a.j, k = a.k;
+  const double sign = a.parity ? -1.0 : 1.0;
   double ci, cj, ch, si, sj, sh;
   cosSin(sign * euler[i], ci, si);
   cosSin(sign * euler[j], cj, sj);
@@ -58,6 +59,19 @@ inline void eulerRows(RotationMode order, const Eigen::Vector3d& euler, Rows3& o
   out[k][i] = -sj;
   out[k][j] = cj * si;
   out[k][k] = cj * ci;
+}
+
+/// The rotation matrix of Euler angles in an Euler rotation mode (any other mode: XYZ), applied
+/// in the order's sequence (XYZ = Rz * Ry * Rx), as rows: out[row][column].
+inline void eulerRows(RotationMode order, const Eigen::Vector3d& euler, Rows3& out) {
+  switch (order) {
+    case RotationMode::kXZY: return eulerRowsOf<RotationMode::kXZY>(euler, out);
+    case RotationMode::kYXZ: return eulerRowsOf<RotationMode::kYXZ>(euler, out);
+    case RotationMode::kYZX: return eulerRowsOf<RotationMode::kYZX>(euler, out);
+    case RotationMode::kZXY: return eulerRowsOf<RotationMode::kZXY>(euler, out);
+    case RotationMode::kZYX: return eulerRowsOf<RotationMode::kZYX>(euler, out);
+    default: return eulerRowsOf<RotationMode::kXYZ>(euler, out);
+  }
 }
 
 inline bool isEuler(RotationMode mode) { return mode != RotationMode::kQuaternion && mode != RotationMode::kAxisAngle; }
