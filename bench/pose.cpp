@@ -1,11 +1,15 @@
 // Pose evaluation benchmarks: poseMatrices for a fitted rig in a random pose, with the rig's
 // constraints (the Rigify meta-rig: 27 ARMATURE / TRANSFORM / COPY_TRANSFORMS constraints on 11
-// bones) and, for comparison, without them. Data: $RIGFIT_DATA or the configured ../shared/data/mpfb.
+// bones) and, for comparison, without them. The worst case turns every bone by XYZ Euler angles
+// (three sincos per bone); "own modes" keeps each bone's rotation mode from the rig (the meta-rig:
+// 138 quaternion bones, 47 Euler ones), as a pose made for the rig sets it. Data: $RIGFIT_DATA or
+// the configured ../shared/data/mpfb.
 #include <cstdlib>
 #include <random>
 #include <string>
 
 #include <benchmark/benchmark.h>
+#include <Eigen/Geometry>
 
 #include "rigfit/data.hpp"
 #include "rigfit/fit.hpp"
@@ -25,7 +29,7 @@ struct Posed {
   Skeleton skeleton;
   Pose pose;
   bool ok = false;
-  explicit Posed(const char* rig_name) {
+  explicit Posed(const char* rig_name, bool own_modes = false) {
     const DataSource data = DataSource::folder(dataDir());
     auto mesh = loadBaseMesh(data);
     if (!mesh) return;
@@ -41,17 +45,23 @@ struct Posed {
     std::mt19937 rng(7);
     std::uniform_real_distribution<double> angle(-0.5, 0.5);
     for (BonePose& b : pose.bones) {
-      b.rotation_mode = RotationMode::kXYZ;
+      if (!own_modes) b.rotation_mode = RotationMode::kXYZ;
       b.euler = {angle(rng), angle(rng), angle(rng)};
+      // The same turn as a quaternion (w, x, y, z) for bones in QUATERNION mode.
+      const Eigen::Quaterniond q(Eigen::AngleAxisd(b.euler.z(), Eigen::Vector3d::UnitZ()) *
+                                 Eigen::AngleAxisd(b.euler.y(), Eigen::Vector3d::UnitY()) *
+                                 Eigen::AngleAxisd(b.euler.x(), Eigen::Vector3d::UnitX()));
+      b.quaternion = {q.w(), q.x(), q.y(), q.z()};
     }
     ok = true;
   }
 };
 
-void BM_PoseMatrices(benchmark::State& state, const char* rig_name, bool constraints) {
+void BM_PoseMatrices(benchmark::State& state, const char* rig_name, bool constraints, bool own_modes = false) {
   static Posed human("rigify.human");
+  static Posed human_own("rigify.human", true);
   static Posed game("game_engine");
-  Posed& p = std::string(rig_name) == "rigify.human" ? human : game;
+  Posed& p = std::string(rig_name) == "rigify.human" ? (own_modes ? human_own : human) : game;
   if (!p.ok) return state.SkipWithError("rig or data missing");
   Skeleton s = p.skeleton;
   if (!constraints) {
@@ -70,6 +80,7 @@ void BM_PoseMatrices(benchmark::State& state, const char* rig_name, bool constra
 
 BENCHMARK_CAPTURE(BM_PoseMatrices, rigify_human_constraints, "rigify.human", true)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_PoseMatrices, rigify_human_no_constraints, "rigify.human", false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_PoseMatrices, rigify_human_constraints_own_modes, "rigify.human", true, true)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_PoseMatrices, game_engine, "game_engine", false)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
