@@ -119,11 +119,12 @@ struct BBoneSkinning {
 void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
                            BBoneSkinning& out);
 
-/// Fills `out` for bendy bone `bone` alone (every other bone's `first` is -1): what an ARMATURE
-/// constraint needs of a bendy target. Only the pose matrices of `bone` and of its handle bones are
-/// read, so they may be the final ones of a pose still being evaluated.
-void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
-                           std::size_t bone, BBoneSkinning& out);
+/// Adds bendy bone `bone` to `out` unless it is there already (`first[bone]` >= 0); an `out` made
+/// for another skeleton size (an empty one) is reset first, with every other bone's `first` -1.
+/// What ARMATURE constraints need of their bendy targets: only the pose matrices of `bone` and of
+/// its handle bones are read, so they may be the final ones of a pose still being evaluated.
+void addBBoneSkinning(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
+                      std::size_t bone, BBoneSkinning& out);
 
 /// Which two joints of bendy bone `bone` deform a vertex at rest position `p`, and the blend
 /// towards the second (Blender's segment mapping, STRAIGHT or CURVED): the vertex's deform matrix

@@ -500,13 +500,15 @@ void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span
     if (skeleton.bbones[i].segments > 1) appendSkinning(skeleton, pose, pose_matrices, i, out);
 }
 
-void bboneSkinningMatrices(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
-                           std::size_t bone, BBoneSkinning& out) {
+void addBBoneSkinning(const Skeleton& skeleton, const Pose& pose, std::span<const Eigen::Matrix4d> pose_matrices,
+                      std::size_t bone, BBoneSkinning& out) {
   assert(bone < skeleton.bbones.size() && skeleton.bbones[bone].segments > 1);
-  clearSkinning(out);
-  out.first.assign(skeleton.size(), -1);
-  out.arc_length_reciprocal.assign(skeleton.size(), 0.0);
-  appendSkinning(skeleton, pose, pose_matrices, bone, out);
+  if (out.first.size() != skeleton.size()) {
+    clearSkinning(out);
+    out.first.assign(skeleton.size(), -1);
+    out.arc_length_reciprocal.assign(skeleton.size(), 0.0);
+  }
+  if (out.first[bone] < 0) appendSkinning(skeleton, pose, pose_matrices, bone, out);
 }
 
 }  // namespace rigfit

@@ -528,8 +528,9 @@ class Evaluator {
       if (!valid(t) || boneOf(t) < 0) return;
       const auto b = static_cast<std::size_t>(boneOf(t));
       if (b < s_.bbones.size() && s_.bbones[b].segments > 1) {
-        // The target's joints from its final pose and its handles' (evaluated first: constraintOrder).
-        bboneSkinningMatrices(s_, pose_, out_, b, bbone_);
+        // The target's joints from its final pose and its handles' (evaluated first: constraintOrder),
+        // made once per pass: those poses do not change after.
+        addBBoneSkinning(s_, pose_, out_, b, bbone_);
         const BBoneJointWeights split = bboneJointWeights(s_, bbone_, b, point, t.weight);
         for (std::size_t k = 0; k < 2; ++k) {
           const double w = k == 0 ? split.weight0 : split.weight1;
@@ -904,7 +905,7 @@ class Evaluator {
   std::array<Space, 4> spaces_;  // the owner and up to three targets
   std::size_t next_space_ = 0;
   Target target_;
-  BBoneSkinning bbone_;  // an ARMATURE constraint's bendy target
+  BBoneSkinning bbone_;  // the joints of the ARMATURE constraints' bendy targets met in the pass
 };
 
 }  // namespace
