@@ -340,6 +340,31 @@ TEST(ConstraintEval, BBoneShapeCopyTransformsTakesTheCurveJointsFrame) {
   EXPECT_TRUE(m[static_cast<std::size_t>(plain->find("own"))].isApprox(plain->rest[static_cast<std::size_t>(plain->find("tgt"))], 1e-12));
 }
 
+// Influence blending decomposes both matrices into rotation and stretch. An owner scaled to zero
+// along Y has no unique rotation factor: it takes the SVD's, as Blender does, whose reflection
+// Blender then turns into a rotation by negating both factors. Blended halfway towards a target of
+// the same orientation and unit scale, the owner's X and Z axes cancel and its Y axis is halved;
+// Blender 3.4 gives the same matrix (checked with the same two bones in Blender).
+TEST(ConstraintEval, InfluenceBlendFromAZeroScaledOwner) {
+  Json bones = Json::object();
+  bones.set("tgt", boneJson({0.2, 0.0, 0.0}, {0.2, 0.0, 0.5}, 0.0, ""));
+  bones.set("own", boneJson({-0.3, 0.1, 0.2}, {-0.3, 0.1, 0.6}, 0.0, "",
+                            parse(R"([{"type": "COPY_TRANSFORMS", "target": true, "subtarget": "tgt", "influence": 0.5}])")));
+  auto s = fitDefault(rigJson(std::move(bones)));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto own = static_cast<std::size_t>(s->find("own"));
+  Pose pose = Pose::rest(*s);
+  pose.bones[own].scale = {1.0, 0.0, 1.0};
+  std::vector<Eigen::Matrix4d> m(s->size());
+  poseMatrices(*s, pose, m);
+  Eigen::Matrix4d want;  // Blender 3.4's pose_bone.matrix
+  want << 0, 0, 0, -0.05,
+          0, 0, 0, 0.05,
+          0, 0.5, 0, 0.1,
+          0, 0, 0, 1;
+  EXPECT_LT((m[own] - want).cwiseAbs().maxCoeff(), 1e-12) << m[own] << "\n\n" << want;
+}
+
 TEST(ConstraintEval, BBoneShapeCopyLocationTakesThePointOnTheCurve) {
   // 4 segments: head_tail 0.375 is halfway between joints 1 and 2 of the posed (curved) B-Bone.
   auto s = fitDefault(bendyTarget(R"([{"type": "COPY_LOCATION", "target": true, "subtarget": "tgt", "use_bbone_shape": true,
